@@ -1,0 +1,13 @@
+//! Shared foundation of the huarong pipeline: the [`Puzzle`] trait every stage is generic over,
+//! the checksummed, memory-mapped [`artifact`] format, and progress reporting.
+
+pub mod artifact;
+pub mod progress;
+pub mod puzzle;
+
+pub use artifact::{Artifact, ArtifactError, ArtifactWriter, Expect, Fingerprint, Section};
+pub use progress::{Progress, Reporter};
+pub use puzzle::{DistanceSources, Puzzle, metric_index};
+
+/// Marks "no distance" (unreachable from the sources) in distance arrays.
+pub const UNREACHABLE: u16 = u16::MAX;

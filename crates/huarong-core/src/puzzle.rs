@@ -1,0 +1,93 @@
+//! The one trait every stage is generic over.
+//!
+//! A puzzle describes a *state space*: states are encoded as `u64` codes, and every stage works on
+//! codes and dense indices (`u32`, the position of a code in the state table). Two kinds of space
+//! exist:
+//!
+//! * **ranked** spaces ([`Puzzle::ranked_len`] is `Some`) have a perfect ranking: dense index ↔ code
+//!   without any hash map, and the state table lists the codes in index order;
+//! * **explored** spaces are "whatever is reachable from [`Puzzle::starts`]"; the enumerate stage
+//!   discovers them and stores the codes sorted, so that a binary search ranks a code.
+
+/// Where the distances stage starts its breadth-first search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DistanceSources {
+    /// Multi-source BFS from every goal state (distance *to* the goal; needs an undirected graph).
+    Goals,
+    /// BFS from the start states (depth *from* the start).
+    Starts,
+}
+
+/// A state space the pipeline stages can enumerate, connect and measure.
+pub trait Puzzle: Sync {
+    /// Short puzzle name, e.g. `huarong`.
+    fn name(&self) -> &'static str;
+
+    /// Identifies this state space among the puzzle's spaces, e.g. `h1v4s4-labeled`. Part of every
+    /// artifact fingerprint and of the output folder name.
+    fn space_id(&self) -> String;
+
+    /// The move metrics this puzzle's graph can be built in (indices are the `metric` arguments).
+    fn metrics(&self) -> &'static [&'static str];
+
+    /// Whether moves are one-way (the graph is directed).
+    fn directed(&self) -> bool {
+        false
+    }
+
+    /// `Some(n)` for a ranked space of `n` states; `None` for an explored space.
+    fn ranked_len(&self) -> Option<u64>;
+
+    /// The code of the state with dense index `index` (ranked spaces only).
+    fn unrank(&self, index: u64) -> u64;
+
+    /// The dense index of `code`, or `None` if it is not a state of this space (ranked spaces only).
+    fn rank(&self, code: u64) -> Option<u64>;
+
+    /// Start states of an explored space (and of [`DistanceSources::Starts`]).
+    fn starts(&self) -> Vec<u64> {
+        Vec::new()
+    }
+
+    /// Appends the codes of every state one move away from `code` in `metric`.
+    fn successors(&self, code: u64, metric: usize, out: &mut Vec<u64>);
+
+    /// Whether `code` is a goal state.
+    fn is_goal(&self, code: u64) -> bool;
+
+    /// A human-readable rendering of a state (the puzzle's notation).
+    fn render(&self, code: u64) -> String;
+
+    /// Where distances are measured from.
+    fn distance_sources(&self) -> DistanceSources {
+        DistanceSources::Goals
+    }
+
+    /// Appends the dense indices of the neighbours of state `index` (whose code is `code`).
+    ///
+    /// `lookup` maps a code to its dense index. The default generates successor codes and looks
+    /// each one up; puzzles with more structure (e.g. a labeled space covering an unlabeled one)
+    /// override it with something faster, which tests compare against this default.
+    fn neighbor_indices(
+        &self,
+        index: u64,
+        code: u64,
+        metric: usize,
+        lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+        out: &mut Vec<u32>,
+    ) {
+        let _ = index;
+        let mut codes = Vec::new();
+        self.successors(code, metric, &mut codes);
+        out.extend(
+            codes.into_iter().map(|c| {
+                lookup(c).expect("successor of a state must be a state of the same space")
+            }),
+        );
+    }
+}
+
+/// Looks up the index of a metric name.
+pub fn metric_index<P: Puzzle + ?Sized>(puzzle: &P, name: &str) -> Option<usize> {
+    puzzle.metrics().iter().position(|m| *m == name)
+}

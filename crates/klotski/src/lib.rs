@@ -1,0 +1,17 @@
+//! Huarong Dao (华容道, Klotski) as a pure model — no IO.
+//!
+//! * [`board`]: the 4 × 5 board, pieces, piece sets, compact codes, moves in the three metrics
+//!   (`step`, `straight`, `piece`), the goal test and the left-right mirror;
+//! * [`notation`]: parsing and rendering layouts, unlabeled (`VCCV/VCCV/VHHV/VSSV/S..S`) and
+//!   labeled (`1CC2/1CC2/3HH4/3ab4/c..d`), with precise errors;
+//! * [`space`]: the unlabeled and labeled state spaces with perfect rankings, both implementing
+//!   [`huarong_core::Puzzle`].
+
+pub mod board;
+pub mod notation;
+pub mod perm;
+pub mod space;
+
+pub use board::{Board, Kind, Metric, Move, Piece, PieceSet, PieceSetError};
+pub use notation::{LayoutError, Parsed, parse, render, render_labeled};
+pub use space::{Labeled, SpaceError, Unlabeled};

@@ -1,0 +1,414 @@
+//! The unlabeled and labeled state spaces of a piece set, with perfect rankings.
+//!
+//! * [`Unlabeled`]: every position with same-shaped pieces identical. Its codes are generated in
+//!   increasing order by a depth-first tiling of the board, so a state's rank is a binary search
+//!   in one sorted array (O(log n), no hash map).
+//! * [`Labeled`]: every position with the pieces of each kind told apart. A labeled position is an
+//!   unlabeled one plus one permutation per kind (the labels of that kind's pieces in scan order):
+//!   `rank = canonical_rank · h!·v!·s! + (rank_h · v! + rank_v) · s! + rank_s` (Lehmer ranks). Its
+//!   code is `canonical_code << 28 | permutation index`, so codes increase with ranks too.
+
+use std::sync::OnceLock;
+
+use huarong_core::{DistanceSources, Puzzle};
+
+use crate::board::{Board, CELLS, COLS, Kind, Metric, Move, PieceSet, mask_at};
+use crate::notation;
+use crate::perm::{self, SlotShift};
+
+/// Bits of a labeled code holding the permutation index.
+pub const LABEL_BITS: u32 = 28;
+
+/// A space that cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpaceError {
+    #[error(
+        "the labeled space of {set} is too large: {states} states (at most 2^32 - 1 fit a dense u32 index)"
+    )]
+    TooLarge { set: PieceSet, states: u128 },
+}
+
+/// All positions of one piece set, same-shaped pieces identical.
+#[derive(Debug, Clone)]
+pub struct Unlabeled {
+    set: PieceSet,
+    codes: Vec<u64>,
+}
+
+impl Unlabeled {
+    /// Enumerates the space (a depth-first tiling; codes come out sorted).
+    pub fn new(set: PieceSet) -> Self {
+        let mut codes = Vec::new();
+        for cao in 0..12u64 {
+            let (r, c) = ((cao / 3) as i32, (cao % 3) as i32);
+            let occ = mask_at(Kind::Cao, r, c).expect("Cao anchor fits");
+            let mut t = Tiler {
+                left: [set.empty_cells(), set.s, set.v, set.h],
+                prefix: cao << 32,
+                out: &mut codes,
+            };
+            t.fill(occ, 0, 0, 0);
+        }
+        debug_assert!(codes.windows(2).all(|w| w[0] < w[1]));
+        Unlabeled { set, codes }
+    }
+
+    pub fn piece_set(&self) -> PieceSet {
+        self.set
+    }
+
+    pub fn len(&self) -> usize {
+        self.codes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.codes.is_empty()
+    }
+
+    /// All codes in rank order.
+    pub fn codes(&self) -> &[u64] {
+        &self.codes
+    }
+
+    /// The rank of an unlabeled code.
+    pub fn index_of(&self, code: u64) -> Option<u32> {
+        self.codes.binary_search(&code).ok().map(|i| i as u32)
+    }
+
+    /// The rank of a board of this piece set (labels ignored).
+    pub fn index_of_board(&self, board: &Board) -> Option<u32> {
+        self.index_of(board.code())
+    }
+
+    pub fn board(&self, index: u32) -> Board {
+        Board::from_code(self.codes[index as usize], self.set).expect("stored codes are valid")
+    }
+}
+
+struct Tiler<'a> {
+    /// Remaining empty cells, soldiers, verticals, horizontals (indexed by symbol).
+    left: [u8; 4],
+    prefix: u64,
+    out: &'a mut Vec<u64>,
+}
+
+impl Tiler<'_> {
+    fn fill(&mut self, occ: u32, from: usize, syms: u32, n: u32) {
+        let Some(i) = (from..CELLS).find(|&i| occ & (1 << i) == 0) else {
+            if self.left == [0; 4] {
+                let s = if n == 0 { 0 } else { syms << (32 - 2 * n) };
+                self.out.push(self.prefix | s as u64);
+            }
+            return;
+        };
+        let (r, c) = ((i / COLS) as i32, (i % COLS) as i32);
+        for sym in 0..4u32 {
+            if self.left[sym as usize] == 0 {
+                continue;
+            }
+            let m = match sym {
+                0 => 1 << i,
+                1 => 1 << i,
+                2 => match mask_at(Kind::Vertical, r, c) {
+                    Some(m) => m,
+                    None => continue,
+                },
+                _ => match mask_at(Kind::Horizontal, r, c) {
+                    Some(m) => m,
+                    None => continue,
+                },
+            };
+            if m & occ != 0 {
+                continue;
+            }
+            self.left[sym as usize] -= 1;
+            self.fill(occ | m, i + 1, (syms << 2) | sym, n + 1);
+            self.left[sym as usize] += 1;
+        }
+    }
+}
+
+impl Puzzle for Unlabeled {
+    fn name(&self) -> &'static str {
+        "huarong"
+    }
+
+    fn space_id(&self) -> String {
+        format!("{}-unlabeled", self.set)
+    }
+
+    fn metrics(&self) -> &'static [&'static str] {
+        &Metric::NAMES
+    }
+
+    fn ranked_len(&self) -> Option<u64> {
+        Some(self.codes.len() as u64)
+    }
+
+    fn unrank(&self, index: u64) -> u64 {
+        self.codes[index as usize]
+    }
+
+    fn rank(&self, code: u64) -> Option<u64> {
+        self.index_of(code).map(u64::from)
+    }
+
+    fn successors(&self, code: u64, metric: usize, out: &mut Vec<u64>) {
+        let board = Board::from_code(code, self.set).expect("valid code");
+        let mut moves = Vec::new();
+        board.moves(Metric::from_index(metric), &mut moves);
+        out.extend(moves.iter().map(|m| board.apply(m).code()));
+    }
+
+    fn is_goal(&self, code: u64) -> bool {
+        code >> 32 == GOAL_CAO_INDEX
+    }
+
+    fn render(&self, code: u64) -> String {
+        notation::render(&Board::from_code(code, self.set).expect("valid code"))
+    }
+
+    fn distance_sources(&self) -> DistanceSources {
+        DistanceSources::Goals
+    }
+}
+
+/// Cao Cao's anchor index (row·3 + column) in the goal position.
+const GOAL_CAO_INDEX: u64 = 3 * 3 + 1;
+
+/// One edge of the unlabeled graph, annotated with how labels shift along it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LiftEdge {
+    target: u32,
+    /// Index into [`Kind::LABELED`], or 3 for Cao Cao (no labels shift).
+    kind: u8,
+    from: u8,
+    to: u8,
+}
+
+#[derive(Debug)]
+struct Lift {
+    offsets: Vec<u32>,
+    edges: Vec<LiftEdge>,
+}
+
+/// All positions of one piece set with the pieces of each kind told apart.
+#[derive(Debug)]
+pub struct Labeled {
+    base: Unlabeled,
+    /// `h!`, `v!`, `s!`.
+    fact: [u32; 3],
+    /// Labeled states per unlabeled state: `h!·v!·s!`.
+    per_canonical: u32,
+    shifts: [SlotShift; 3],
+    lifts: [OnceLock<Lift>; 3],
+}
+
+impl Labeled {
+    pub fn new(set: PieceSet) -> Result<Self, SpaceError> {
+        Self::over(Unlabeled::new(set))
+    }
+
+    /// The labeled space over an already enumerated unlabeled one.
+    pub fn over(base: Unlabeled) -> Result<Self, SpaceError> {
+        let set = base.set;
+        let counts = [set.h as usize, set.v as usize, set.s as usize];
+        let too_large = |states| SpaceError::TooLarge { set, states };
+        let fact_big: Vec<u128> = counts
+            .iter()
+            .map(|&n| (1..=n as u128).product::<u128>())
+            .collect();
+        let per: u128 = fact_big.iter().product();
+        let states = per * base.len() as u128;
+        if per >= 1 << LABEL_BITS || states >= u32::MAX as u128 {
+            return Err(too_large(states));
+        }
+        Ok(Labeled {
+            fact: [fact_big[0] as u32, fact_big[1] as u32, fact_big[2] as u32],
+            per_canonical: per as u32,
+            shifts: counts.map(SlotShift::new),
+            lifts: Default::default(),
+            base,
+        })
+    }
+
+    pub fn base(&self) -> &Unlabeled {
+        &self.base
+    }
+
+    /// Labeled states per unlabeled state (`h!·v!·s!`).
+    pub fn per_canonical(&self) -> u32 {
+        self.per_canonical
+    }
+
+    pub fn len(&self) -> u64 {
+        self.base.len() as u64 * self.per_canonical as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The unlabeled index of a labeled index.
+    pub fn canonical_index(&self, index: u64) -> u32 {
+        (index / self.per_canonical as u64) as u32
+    }
+
+    fn split(&self, r: u32) -> [u32; 3] {
+        let [_, fv, fs] = self.fact;
+        [r / (fv * fs), (r / fs) % fv, r % fs]
+    }
+
+    fn join(&self, p: [u32; 3]) -> u32 {
+        let [_, fv, fs] = self.fact;
+        (p[0] * fv + p[1]) * fs + p[2]
+    }
+
+    /// The code of a labeled board.
+    pub fn code_of(&self, board: &Board) -> u64 {
+        let seqs = board.label_sequences();
+        let ranks = [
+            perm::rank(&seqs[0]),
+            perm::rank(&seqs[1]),
+            perm::rank(&seqs[2]),
+        ];
+        (board.code() << LABEL_BITS) | self.join(ranks) as u64
+    }
+
+    /// The labeled board of a code.
+    pub fn board_of(&self, code: u64) -> Option<Board> {
+        let r = (code & ((1 << LABEL_BITS) - 1)) as u32;
+        if r >= self.per_canonical {
+            return None;
+        }
+        let board = Board::from_code(code >> LABEL_BITS, self.base.set)?;
+        let parts = self.split(r);
+        let counts = [self.base.set.h, self.base.set.v, self.base.set.s];
+        let seqs: [Vec<u8>; 3] = std::array::from_fn(|k| {
+            let mut p = vec![0u8; counts[k] as usize];
+            perm::unrank(parts[k], &mut p);
+            p
+        });
+        Some(board.with_labels(&seqs))
+    }
+
+    fn lift(&self, metric: Metric) -> &Lift {
+        self.lifts[metric as usize].get_or_init(|| {
+            let mut offsets = vec![0u32];
+            let mut edges = Vec::new();
+            let mut moves = Vec::new();
+            for i in 0..self.base.len() as u32 {
+                let board = self.base.board(i);
+                moves.clear();
+                board.moves(metric, &mut moves);
+                for mv in &moves {
+                    edges.push(lift_edge(&self.base, &board, mv));
+                }
+                offsets.push(edges.len() as u32);
+            }
+            Lift { offsets, edges }
+        })
+    }
+}
+
+fn lift_edge(base: &Unlabeled, board: &Board, mv: &Move) -> LiftEdge {
+    let target = base
+        .index_of_board(&board.apply(mv))
+        .expect("a move stays in the space");
+    let Some(kind) = mv.piece.kind.labeled_slot() else {
+        return LiftEdge {
+            target,
+            kind: 3,
+            from: 0,
+            to: 0,
+        };
+    };
+    let same: Vec<u8> = board
+        .pieces()
+        .filter(|p| p.kind == mv.piece.kind)
+        .map(|p| p.anchor)
+        .collect();
+    let from = same.iter().filter(|&&a| a < mv.piece.anchor).count() as u8;
+    let to = same
+        .iter()
+        .filter(|&&a| a != mv.piece.anchor && a < mv.to)
+        .count() as u8;
+    LiftEdge {
+        target,
+        kind: kind as u8,
+        from,
+        to,
+    }
+}
+
+impl Puzzle for Labeled {
+    fn name(&self) -> &'static str {
+        "huarong"
+    }
+
+    fn space_id(&self) -> String {
+        format!("{}-labeled", self.base.set)
+    }
+
+    fn metrics(&self) -> &'static [&'static str] {
+        &Metric::NAMES
+    }
+
+    fn ranked_len(&self) -> Option<u64> {
+        Some(self.len())
+    }
+
+    fn unrank(&self, index: u64) -> u64 {
+        let per = self.per_canonical as u64;
+        (self.base.codes[(index / per) as usize] << LABEL_BITS) | (index % per)
+    }
+
+    fn rank(&self, code: u64) -> Option<u64> {
+        let r = code & ((1 << LABEL_BITS) - 1);
+        if r >= self.per_canonical as u64 {
+            return None;
+        }
+        let c = self.base.index_of(code >> LABEL_BITS)?;
+        Some(c as u64 * self.per_canonical as u64 + r)
+    }
+
+    fn successors(&self, code: u64, metric: usize, out: &mut Vec<u64>) {
+        let board = self.board_of(code).expect("valid code");
+        let mut moves = Vec::new();
+        board.moves(Metric::from_index(metric), &mut moves);
+        out.extend(moves.iter().map(|m| self.code_of(&board.apply(m))));
+    }
+
+    fn is_goal(&self, code: u64) -> bool {
+        code >> (32 + LABEL_BITS) == GOAL_CAO_INDEX
+    }
+
+    fn render(&self, code: u64) -> String {
+        notation::render_labeled(&self.board_of(code).expect("valid code"))
+    }
+
+    /// Labeled moves are unlabeled moves with the moved kind's labels shifted: one table lookup
+    /// per edge instead of decoding, moving and re-ranking a board.
+    fn neighbor_indices(
+        &self,
+        index: u64,
+        _code: u64,
+        metric: usize,
+        _lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+        out: &mut Vec<u32>,
+    ) {
+        let lift = self.lift(Metric::from_index(metric));
+        let per = self.per_canonical as u64;
+        let c = (index / per) as usize;
+        let parts = self.split((index % per) as u32);
+        let (lo, hi) = (lift.offsets[c] as usize, lift.offsets[c + 1] as usize);
+        for e in &lift.edges[lo..hi] {
+            let mut p = parts;
+            if e.kind < 3 {
+                let k = e.kind as usize;
+                p[k] = self.shifts[k].apply(e.from, e.to, p[k]);
+            }
+            out.push((e.target as u64 * per + self.join(p) as u64) as u32);
+        }
+    }
+}

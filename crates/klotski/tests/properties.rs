@@ -1,0 +1,172 @@
+//! Property tests of the Huarong Dao model: rankings, moves, mirror and notation.
+
+use huarong_core::Puzzle;
+use klotski::{Board, Labeled, Metric, PieceSet, Unlabeled, parse, render, render_labeled};
+use proptest::prelude::*;
+use std::sync::OnceLock;
+
+/// Piece sets used by the properties: the classic one and a few others of varied shape.
+fn sets() -> &'static [(Unlabeled, Labeled)] {
+    static SETS: OnceLock<Vec<(Unlabeled, Labeled)>> = OnceLock::new();
+    SETS.get_or_init(|| {
+        ["h1v4s4", "h2v3s2", "h0v5s2", "h4v1s2", "h1v1s2", "h5v0s4"]
+            .iter()
+            .map(|s| {
+                let set: PieceSet = s.parse().unwrap();
+                (Unlabeled::new(set), Labeled::new(set).unwrap())
+            })
+            .collect()
+    })
+}
+
+fn lookup_of<P: Puzzle>(p: &P) -> impl Fn(u64) -> Option<u32> + Sync + '_ {
+    move |c| p.rank(c).map(|i| i as u32)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn unlabeled_rank_round_trips(set in 0..6usize, x in any::<u64>()) {
+        let (u, _) = &sets()[set];
+        prop_assume!(!u.is_empty());
+        let i = x % u.len() as u64;
+        let code = u.unrank(i);
+        prop_assert_eq!(u.rank(code), Some(i));
+        let board = Board::from_code(code, u.piece_set()).unwrap();
+        prop_assert_eq!(board.code(), code);
+        prop_assert_eq!(board.piece_set(), u.piece_set());
+    }
+
+    #[test]
+    fn labeled_rank_round_trips(set in 0..6usize, x in any::<u64>()) {
+        let (_, l) = &sets()[set];
+        prop_assume!(!l.is_empty());
+        let i = x % l.len();
+        let code = l.unrank(i);
+        prop_assert_eq!(l.rank(code), Some(i));
+        let board = l.board_of(code).unwrap();
+        prop_assert_eq!(l.code_of(&board), code);
+        prop_assert_eq!(l.canonical_index(i) as u64, l.base().rank(board.code()).unwrap());
+    }
+
+    #[test]
+    fn moves_are_reversible(set in 0..6usize, x in any::<u64>(), metric in 0..3usize) {
+        let (u, l) = &sets()[set];
+        prop_assume!(!u.is_empty());
+        let code = l.unrank(x % l.len());
+        let board = l.board_of(code).unwrap();
+        let metric = Metric::from_index(metric);
+        let mut moves = Vec::new();
+        board.moves(metric, &mut moves);
+        for mv in &moves {
+            let next = board.apply(mv);
+            prop_assert_eq!(next.piece_set(), board.piece_set());
+            let mut back = Vec::new();
+            next.moves(metric, &mut back);
+            prop_assert!(back.iter().any(|b| next.apply(b) == board),
+                "{:?} --{:?}--> {:?} has no way back", board, mv, next);
+        }
+    }
+
+    #[test]
+    fn mirror_maps_moves_to_moves_and_goals_to_goals(set in 0..6usize, x in any::<u64>(), metric in 0..3usize) {
+        let (u, l) = &sets()[set];
+        prop_assume!(!u.is_empty());
+        let board = l.board_of(l.unrank(x % l.len())).unwrap();
+        let m = board.mirror();
+        prop_assert_eq!(m.mirror(), board);
+        prop_assert_eq!(m.is_goal(), board.is_goal());
+        let metric = Metric::from_index(metric);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        board.moves(metric, &mut a);
+        m.moves(metric, &mut b);
+        let mut mirrored: Vec<Board> = a.iter().map(|mv| board.apply(mv).mirror()).collect();
+        let mut direct: Vec<Board> = b.iter().map(|mv| m.apply(mv)).collect();
+        mirrored.sort_by_key(|x| render_labeled(x));
+        direct.sort_by_key(|x| render_labeled(x));
+        prop_assert_eq!(mirrored, direct);
+    }
+
+    #[test]
+    fn notation_round_trips(set in 0..6usize, x in any::<u64>()) {
+        let (u, l) = &sets()[set];
+        prop_assume!(!u.is_empty());
+        let board = l.board_of(l.unrank(x % l.len())).unwrap();
+        let labeled = parse(&render_labeled(&board)).unwrap();
+        prop_assert_eq!(labeled.board, board);
+        let plain = parse(&render(&board)).unwrap();
+        prop_assert!(!plain.labeled);
+        prop_assert_eq!(plain.board, board.unlabeled());
+    }
+
+    #[test]
+    fn labeled_fast_neighbours_match_the_generic_ones(set in 0..6usize, x in any::<u64>(), metric in 0..3usize) {
+        let (_, l) = &sets()[set];
+        prop_assume!(!l.is_empty());
+        let i = x % l.len();
+        let code = l.unrank(i);
+        let lookup = lookup_of(l);
+        let mut fast = Vec::new();
+        l.neighbor_indices(i, code, metric, &lookup, &mut fast);
+        let mut codes = Vec::new();
+        l.successors(code, metric, &mut codes);
+        let mut slow: Vec<u32> = codes.iter().map(|&c| l.rank(c).unwrap() as u32).collect();
+        fast.sort_unstable();
+        slow.sort_unstable();
+        prop_assert_eq!(fast, slow);
+    }
+
+    /// Arbitrary strings never panic the parser.
+    #[test]
+    fn parser_never_panics(s in "[CHVS.a-z1-9/\n]{0,40}") {
+        let _ = parse(&s);
+    }
+}
+
+#[test]
+fn classic_counts() {
+    let u = Unlabeled::new(PieceSet::CLASSIC);
+    assert_eq!(u.len(), 65_880);
+    let l = Labeled::over(u).unwrap();
+    assert_eq!(l.len(), 37_946_880);
+    assert_eq!(l.per_canonical(), 576);
+}
+
+#[test]
+fn goal_test_matches_board() {
+    let u = Unlabeled::new(PieceSet::CLASSIC);
+    for &code in u.codes().iter().step_by(97) {
+        let b = Board::from_code(code, u.piece_set()).unwrap();
+        assert_eq!(u.is_goal(code), b.is_goal());
+    }
+    let goal = parse("VSSV/VHHV/S..S/VCCV/VCCV").unwrap().board;
+    assert!(goal.is_goal());
+    assert!(u.is_goal(goal.code()));
+}
+
+#[test]
+fn metrics_nest() {
+    // Every step move is a straight move, every straight move a piece move.
+    let u = Unlabeled::new(PieceSet::CLASSIC);
+    for &code in u.codes().iter().step_by(13) {
+        let mut sets: Vec<Vec<u64>> = Vec::new();
+        for m in 0..3 {
+            let mut out = Vec::new();
+            u.successors(code, m, &mut out);
+            out.sort_unstable();
+            sets.push(out);
+        }
+        assert!(sets[0].iter().all(|c| sets[1].binary_search(c).is_ok()));
+        assert!(sets[1].iter().all(|c| sets[2].binary_search(c).is_ok()));
+    }
+}
+
+#[test]
+fn all_piece_sets() {
+    let all = PieceSet::all();
+    assert!(all.contains(&PieceSet::CLASSIC));
+    assert!(all.iter().all(|s| s.empty_cells() >= 2));
+    assert!("h1v4s9".parse::<PieceSet>().is_err());
+    assert!("x1v4s4".parse::<PieceSet>().is_err());
+}
