@@ -4,10 +4,12 @@
 pub mod artifact;
 pub mod progress;
 pub mod puzzle;
+pub mod stage;
 
 pub use artifact::{Artifact, ArtifactError, ArtifactWriter, Expect, Fingerprint, Section};
 pub use progress::{Progress, Reporter};
 pub use puzzle::{DistanceSources, Puzzle, metric_index};
+pub use stage::{Outcome, StageError, reuse_or_build};
 
 /// Marks "no distance" (unreachable from the sources) in distance arrays.
 pub const UNREACHABLE: u16 = u16::MAX;

@@ -1,0 +1,326 @@
+//! Stage 4, **distances**: breadth-first distances over a move graph, in parallel.
+//!
+//! A level-synchronous, direction-optimizing BFS: while the frontier is small it expands top-down
+//! (each frontier state claims its unvisited neighbours by compare-and-swap); once the frontier
+//! is a sizeable share of the graph it switches bottom-up (each unvisited state looks for a
+//! neighbour on the current level), which needs no atomics contention and touches every edge at
+//! most once per level. Bottom-up relies on symmetric arcs, so directed graphs stay top-down.
+//!
+//! Sources are every goal state (distance *to* the goal, the question for Huarong Dao) or the
+//! puzzle's start states (depth *from* the start), as the puzzle says. The artifact holds one
+//! `u16` per state, [`UNREACHABLE`] where no source is reachable.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU16, Ordering};
+
+use enumerate::StateTable;
+use graph::Csr;
+use huarong_core::{
+    Artifact, ArtifactWriter, DistanceSources, Expect, Fingerprint, Outcome, Puzzle, Reporter,
+    Section, StageError, UNREACHABLE, reuse_or_build,
+};
+use rayon::prelude::*;
+
+/// Artifact kind of distance tables.
+pub const KIND: &str = "distances";
+const VERSION: u32 = 1;
+const CHUNK: usize = 1 << 14;
+/// Switch to bottom-up when the frontier holds more than 1/`BOTTOM_UP_DIVISOR` of the states.
+const BOTTOM_UP_DIVISOR: usize = 24;
+
+/// The fingerprint of the distances over `csr` from `puzzle`'s sources.
+pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P, states: &StateTable, csr: &Csr) -> u64 {
+    Fingerprint::new("distances", VERSION)
+        .add_u64(states.checksum())
+        .add_u64(csr.checksum())
+        .add_str(match puzzle.distance_sources() {
+            DistanceSources::Goals => "goals",
+            DistanceSources::Starts => "starts",
+        })
+        .finish()
+}
+
+/// A verified distance table.
+#[derive(Debug)]
+pub struct Distances {
+    artifact: Artifact,
+}
+
+impl Distances {
+    pub fn open<P: Puzzle + ?Sized>(
+        path: &Path,
+        puzzle: &P,
+        states: &StateTable,
+        csr: &Csr,
+    ) -> Result<Self, StageError> {
+        let expect = Expect {
+            kind: KIND,
+            fingerprint: Some(fingerprint(puzzle, states, csr)),
+        };
+        Ok(Distances {
+            artifact: Artifact::open(path, expect)?,
+        })
+    }
+
+    /// Distance of every state; [`UNREACHABLE`] where none.
+    pub fn values(&self) -> &[u16] {
+        self.artifact.section(0)
+    }
+
+    /// How many states lie at each distance (index = distance).
+    pub fn histogram(&self) -> Vec<u64> {
+        histogram(self.values())
+    }
+
+    pub fn checksum(&self) -> u64 {
+        self.artifact.header().checksum
+    }
+}
+
+/// How many states lie at each finite distance.
+pub fn histogram(values: &[u16]) -> Vec<u64> {
+    values
+        .par_chunks(CHUNK)
+        .fold(Vec::new, |mut h: Vec<u64>, chunk| {
+            for &d in chunk {
+                if d != UNREACHABLE {
+                    if h.len() <= d as usize {
+                        h.resize(d as usize + 1, 0);
+                    }
+                    h[d as usize] += 1;
+                }
+            }
+            h
+        })
+        .reduce(Vec::new, |mut a, b| {
+            if a.len() < b.len() {
+                a.resize(b.len(), 0);
+            }
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += y;
+            }
+            a
+        })
+}
+
+/// The BFS sources of `puzzle` as dense indices, sorted.
+pub fn sources<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    states: &StateTable,
+) -> Result<Vec<u32>, StageError> {
+    match puzzle.distance_sources() {
+        DistanceSources::Goals => Ok(states
+            .codes()
+            .par_iter()
+            .enumerate()
+            .filter(|(_, c)| puzzle.is_goal(**c))
+            .map(|(i, _)| i as u32)
+            .collect()),
+        DistanceSources::Starts => {
+            let mut out = Vec::new();
+            for code in puzzle.starts() {
+                out.push(states.lookup(code).ok_or_else(|| {
+                    StageError::Invalid(format!(
+                        "start state {} is not in the state table",
+                        puzzle.render(code)
+                    ))
+                })?);
+            }
+            out.sort_unstable();
+            out.dedup();
+            Ok(out)
+        }
+    }
+}
+
+/// Builds (or reuses) the distance table at `path`.
+pub fn run<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    states: &StateTable,
+    csr: &Csr,
+    path: &Path,
+    label: &str,
+    force: bool,
+    reporter: Reporter,
+) -> Result<(Distances, Outcome), StageError> {
+    let fp = fingerprint(puzzle, states, csr);
+    let expect = Expect {
+        kind: KIND,
+        fingerprint: Some(fp),
+    };
+    let (artifact, outcome) = reuse_or_build(path, expect, force, |path| {
+        if csr.is_directed() && puzzle.distance_sources() == DistanceSources::Goals {
+            return Err(StageError::Invalid(format!(
+                "{label}: distances to the goal need an undirected graph"
+            )));
+        }
+        let src = sources(puzzle, states)?;
+        let bar = reporter.bar(csr.node_count() as u64, format!("distances {label}"));
+        let dist = bfs(csr, &src, |visited| bar.set_position(visited))?;
+        bar.finish();
+        let mut w = ArtifactWriter::create(
+            path,
+            KIND,
+            fp,
+            label,
+            &[Section::of::<u16>(dist.len() as u64)],
+        )?;
+        w.section_mut::<u16>().copy_from_slice(&dist);
+        w.finish()?;
+        Ok(())
+    })?;
+    Ok((Distances { artifact }, outcome))
+}
+
+/// Parallel direction-optimizing BFS from `sources`; `progress` gets the visited count per level.
+pub fn bfs(csr: &Csr, sources: &[u32], progress: impl Fn(u64)) -> Result<Vec<u16>, StageError> {
+    let n = csr.node_count();
+    let dist: Vec<AtomicU16> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicU16::new(UNREACHABLE))
+        .collect();
+    let mut frontier: Vec<u32> = sources.to_vec();
+    frontier.sort_unstable();
+    frontier.dedup();
+    for &s in &frontier {
+        dist[s as usize].store(0, Ordering::Relaxed);
+    }
+    let mut frontier_len = frontier.len();
+    let mut frontier_is_list = true;
+    let mut visited = frontier_len as u64;
+    let mut level: u16 = 0;
+    while frontier_len > 0 {
+        if level == UNREACHABLE - 1 {
+            return Err(StageError::Invalid(format!(
+                "distances exceed {} levels",
+                UNREACHABLE - 1
+            )));
+        }
+        let next_level = level + 1;
+        let bottom_up = !csr.is_directed() && frontier_len * BOTTOM_UP_DIVISOR > n;
+        if bottom_up {
+            frontier_len = (0..n.div_ceil(CHUNK))
+                .into_par_iter()
+                .map(|k| {
+                    let mut found = 0;
+                    for v in (k * CHUNK) as u32..((k + 1) * CHUNK).min(n) as u32 {
+                        if dist[v as usize].load(Ordering::Relaxed) != UNREACHABLE {
+                            continue;
+                        }
+                        for &u in csr.neighbors(v) {
+                            if dist[u as usize].load(Ordering::Relaxed) == level {
+                                dist[v as usize].store(next_level, Ordering::Relaxed);
+                                found += 1;
+                                break;
+                            }
+                        }
+                    }
+                    found
+                })
+                .sum();
+            frontier_is_list = false;
+        } else {
+            if !frontier_is_list {
+                frontier = (0..n as u32)
+                    .into_par_iter()
+                    .filter(|&v| dist[v as usize].load(Ordering::Relaxed) == level)
+                    .collect();
+            }
+            frontier = frontier
+                .par_chunks(CHUNK / 16)
+                .flat_map_iter(|chunk| {
+                    let mut local = Vec::new();
+                    for &u in chunk {
+                        for &v in csr.neighbors(u) {
+                            let d = &dist[v as usize];
+                            if d.load(Ordering::Relaxed) == UNREACHABLE
+                                && d.compare_exchange(
+                                    UNREACHABLE,
+                                    next_level,
+                                    Ordering::Relaxed,
+                                    Ordering::Relaxed,
+                                )
+                                .is_ok()
+                            {
+                                local.push(v);
+                            }
+                        }
+                    }
+                    local
+                })
+                .collect();
+            frontier_len = frontier.len();
+            frontier_is_list = true;
+        }
+        visited += frontier_len as u64;
+        progress(visited);
+        level = next_level;
+    }
+    Ok(dist.into_iter().map(AtomicU16::into_inner).collect())
+}
+
+/// Simple, obviously correct references for tests and benchmarks.
+pub mod reference {
+    use graph::Csr;
+    use huarong_core::UNREACHABLE;
+    use std::collections::VecDeque;
+
+    /// Sequential queue BFS from `sources`.
+    pub fn bfs(csr: &Csr, sources: &[u32]) -> Vec<u16> {
+        let mut dist = vec![UNREACHABLE; csr.node_count()];
+        let mut queue = VecDeque::new();
+        for &s in sources {
+            if dist[s as usize] == UNREACHABLE {
+                dist[s as usize] = 0;
+                queue.push_back(s);
+            }
+        }
+        while let Some(u) = queue.pop_front() {
+            let d = dist[u as usize] + 1;
+            for &v in csr.neighbors(u) {
+                if dist[v as usize] == UNREACHABLE {
+                    dist[v as usize] = d;
+                    queue.push_back(v);
+                }
+            }
+        }
+        dist
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use klotski::{PieceSet, Unlabeled};
+
+    #[test]
+    fn matches_reference_and_petgraph_bfs() {
+        let dir = tempfile::tempdir().unwrap();
+        for set in ["h1v4s4", "h2v3s2", "h0v4s4", "h3v1s4"] {
+            let u = Unlabeled::new(set.parse::<PieceSet>().unwrap());
+            let q = Reporter::quiet();
+            let (states, _) = enumerate::run(&u, &dir.path().join("s"), true, q).unwrap();
+            for metric in 0..3 {
+                let (g, _) =
+                    graph::run(&u, &states, metric, &dir.path().join("g"), true, q).unwrap();
+                let (d, _) = run(&u, &states, &g, &dir.path().join("d"), set, true, q).unwrap();
+                let src = sources(&u, &states).unwrap();
+                assert!(!src.is_empty());
+                assert_eq!(d.values(), &reference::bfs(&g, &src)[..], "{set} {metric}");
+                // petgraph's Bfs from the goals reaches exactly the states with a distance.
+                let mut bfs = petgraph::visit::Bfs::new(&g, src[0]);
+                bfs.stack.extend(src[1..].iter().copied());
+                for &s in &src[1..] {
+                    bfs.discovered.insert(s as usize);
+                }
+                let mut reached = 0;
+                while let Some(v) = bfs.next(&g) {
+                    assert_ne!(d.values()[v as usize], UNREACHABLE);
+                    reached += 1;
+                }
+                let finite = d.values().iter().filter(|&&x| x != UNREACHABLE).count();
+                assert_eq!(reached, finite);
+            }
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! Stage 1, **enumerate**: every state of a space into the state table, a memory-mapped artifact
+//! holding one `u64` code per dense index, in increasing code order.
+//!
+//! Ranked spaces are filled by unranking every index in parallel chunks; explored spaces are
+//! discovered by a breadth-first search from the puzzle's start states and then sorted. Either way
+//! the table is sorted, so [`StateTable::lookup`] ranks a code by binary search.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use huarong_core::{
+    Artifact, ArtifactWriter, Expect, Fingerprint, Outcome, Puzzle, Reporter, Section, StageError,
+    reuse_or_build,
+};
+use rayon::prelude::*;
+
+/// Artifact kind of state tables.
+pub const KIND: &str = "states";
+const VERSION: u32 = 1;
+const CHUNK: usize = 1 << 16;
+
+/// The fingerprint a state table of `puzzle` must carry.
+pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P) -> u64 {
+    Fingerprint::new("enumerate", VERSION)
+        .add_str(puzzle.name())
+        .add_str(&puzzle.space_id())
+        .finish()
+}
+
+/// A verified state table.
+#[derive(Debug)]
+pub struct StateTable {
+    artifact: Artifact,
+}
+
+impl StateTable {
+    /// Opens and verifies the state table of `puzzle` at `path`.
+    pub fn open<P: Puzzle + ?Sized>(path: &Path, puzzle: &P) -> Result<Self, StageError> {
+        let expect = Expect {
+            kind: KIND,
+            fingerprint: Some(fingerprint(puzzle)),
+        };
+        Ok(StateTable {
+            artifact: Artifact::open(path, expect)?,
+        })
+    }
+
+    /// Codes in index order (increasing).
+    pub fn codes(&self) -> &[u64] {
+        self.artifact.section(0)
+    }
+
+    pub fn len(&self) -> usize {
+        self.codes().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.codes().is_empty()
+    }
+
+    /// The dense index of a code.
+    pub fn lookup(&self, code: u64) -> Option<u32> {
+        self.codes().binary_search(&code).ok().map(|i| i as u32)
+    }
+
+    /// The payload checksum (downstream fingerprints include it).
+    pub fn checksum(&self) -> u64 {
+        self.artifact.header().checksum
+    }
+
+    pub fn artifact(&self) -> &Artifact {
+        &self.artifact
+    }
+}
+
+/// Builds (or reuses) the state table of `puzzle` at `path`.
+pub fn run<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    path: &Path,
+    force: bool,
+    reporter: Reporter,
+) -> Result<(StateTable, Outcome), StageError> {
+    let fp = fingerprint(puzzle);
+    let expect = Expect {
+        kind: KIND,
+        fingerprint: Some(fp),
+    };
+    let label = format!("{} {} states", puzzle.name(), puzzle.space_id());
+    let (artifact, outcome) =
+        reuse_or_build(path, expect, force, |path| match puzzle.ranked_len() {
+            Some(n) => write_ranked(puzzle, n, path, fp, &label, reporter),
+            None => write_explored(puzzle, path, fp, &label, reporter),
+        })?;
+    Ok((StateTable { artifact }, outcome))
+}
+
+fn write_ranked<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    n: u64,
+    path: &Path,
+    fp: u64,
+    label: &str,
+    reporter: Reporter,
+) -> Result<(), StageError> {
+    if n > u32::MAX as u64 {
+        return Err(StageError::Invalid(format!(
+            "{label}: {n} states do not fit a u32 dense index"
+        )));
+    }
+    let mut w = ArtifactWriter::create(path, KIND, fp, label, &[Section::of::<u64>(n)])?;
+    let bar = reporter.bar(n, format!("enumerate {}", puzzle.space_id()));
+    w.section_mut::<u64>()
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(k, chunk)| {
+            let base = (k * CHUNK) as u64;
+            for (j, slot) in chunk.iter_mut().enumerate() {
+                *slot = puzzle.unrank(base + j as u64);
+            }
+            bar.inc(chunk.len() as u64);
+        });
+    bar.finish();
+    w.finish()?;
+    Ok(())
+}
+
+fn write_explored<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    path: &Path,
+    fp: u64,
+    label: &str,
+    reporter: Reporter,
+) -> Result<(), StageError> {
+    let bar = reporter.bar(0, format!("explore {}", puzzle.space_id()));
+    let mut seen: HashSet<u64> = HashSet::new();
+    let mut frontier: Vec<u64> = Vec::new();
+    for s in puzzle.starts() {
+        if seen.insert(s) {
+            frontier.push(s);
+        }
+    }
+    let mut out = Vec::new();
+    while !frontier.is_empty() {
+        let mut next = Vec::new();
+        for &code in &frontier {
+            for metric in 0..puzzle.metrics().len() {
+                out.clear();
+                puzzle.successors(code, metric, &mut out);
+                for &c in &out {
+                    if seen.insert(c) {
+                        next.push(c);
+                    }
+                }
+            }
+        }
+        bar.inc(frontier.len() as u64);
+        frontier = next;
+    }
+    bar.finish();
+    if seen.len() as u64 > u32::MAX as u64 {
+        return Err(StageError::Invalid(format!(
+            "{label}: {} states do not fit a u32 dense index",
+            seen.len()
+        )));
+    }
+    let mut codes: Vec<u64> = seen.into_iter().collect();
+    codes.par_sort_unstable();
+    let mut w = ArtifactWriter::create(
+        path,
+        KIND,
+        fp,
+        label,
+        &[Section::of::<u64>(codes.len() as u64)],
+    )?;
+    w.section_mut::<u64>().copy_from_slice(&codes);
+    w.finish()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use klotski::{Labeled, PieceSet, Unlabeled};
+
+    #[test]
+    fn writes_reuses_and_rebuilds() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("states.bin");
+        let u = Unlabeled::new(PieceSet::CLASSIC);
+        let (t, o) = run(&u, &path, false, Reporter::quiet()).unwrap();
+        assert_eq!(o, Outcome::Built);
+        assert_eq!(t.len(), 65_880);
+        assert_eq!(t.codes(), u.codes());
+        assert_eq!(t.lookup(u.codes()[1234]), Some(1234));
+        drop(t);
+        let (_, o) = run(&u, &path, false, Reporter::quiet()).unwrap();
+        assert_eq!(o, Outcome::Reused);
+        // A table of another space at the same path is stale and gets rebuilt.
+        let other = Unlabeled::new("h2v3s2".parse().unwrap());
+        let (t, o) = run(&other, &path, false, Reporter::quiet()).unwrap();
+        assert!(
+            matches!(o, Outcome::Rebuilt(ref why) if why.contains("stale")),
+            "{o:?}"
+        );
+        assert_eq!(t.len(), other.len());
+    }
+
+    #[test]
+    fn labeled_small_set_is_sorted_and_ranked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("states.bin");
+        let l = Labeled::new("h2v1s2".parse().unwrap()).unwrap();
+        let (t, _) = run(&l, &path, false, Reporter::quiet()).unwrap();
+        assert_eq!(t.len() as u64, l.len());
+        assert!(t.codes().windows(2).all(|w| w[0] < w[1]));
+        for (i, &c) in t.codes().iter().enumerate().step_by(101) {
+            assert_eq!(l.rank(c), Some(i as u64));
+        }
+    }
+}

@@ -1,0 +1,387 @@
+//! Stage 2, **graph**: the full move graph of a space in one metric, as a memory-mapped CSR.
+//!
+//! The artifact has two sections: `offsets` (`u64`, one per state plus one) and `targets` (`u32`
+//! dense indices). Node `u`'s neighbours are `targets[offsets[u]..offsets[u + 1]]`, sorted
+//! ascending and free of duplicates, so the bytes are the same whatever the thread count.
+//!
+//! It is built in two parallel passes over the states: count the neighbours (to lay out the
+//! offsets), then generate them again straight into their place in the targets. Generating twice
+//! costs less than holding every neighbour list in memory once more.
+//!
+//! [`Csr`] implements petgraph's visit traits, so petgraph's algorithms run on it directly.
+
+use std::path::Path;
+
+use enumerate::StateTable;
+use fixedbitset::FixedBitSet;
+use huarong_core::artifact::cast_mut;
+use huarong_core::{
+    Artifact, ArtifactWriter, Expect, Fingerprint, Outcome, Puzzle, Reporter, Section, StageError,
+    reuse_or_build,
+};
+use petgraph::visit::{
+    Data, EdgeRef, GraphBase, GraphProp, IntoEdgeReferences, IntoNeighbors, IntoNodeIdentifiers,
+    NodeCompactIndexable, NodeCount, NodeIndexable, Visitable,
+};
+use rayon::prelude::*;
+
+/// Artifact kind of move graphs.
+pub const KIND: &str = "csr";
+const VERSION: u32 = 1;
+const CHUNK: usize = 1 << 14;
+
+/// The fingerprint of the graph of `puzzle` in `metric` built over `states`.
+pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P, metric: usize, states: &StateTable) -> u64 {
+    Fingerprint::new("graph", VERSION)
+        .add_str(puzzle.name())
+        .add_str(&puzzle.space_id())
+        .add_str(puzzle.metrics()[metric])
+        .add_u64(states.checksum())
+        .finish()
+}
+
+/// A verified move graph in compressed sparse row form.
+#[derive(Debug)]
+pub struct Csr {
+    artifact: Artifact,
+    directed: bool,
+}
+
+impl Csr {
+    /// Opens and verifies the graph of `puzzle` in `metric` at `path`.
+    pub fn open<P: Puzzle + ?Sized>(
+        path: &Path,
+        puzzle: &P,
+        metric: usize,
+        states: &StateTable,
+    ) -> Result<Self, StageError> {
+        let expect = Expect {
+            kind: KIND,
+            fingerprint: Some(fingerprint(puzzle, metric, states)),
+        };
+        Ok(Csr {
+            artifact: Artifact::open(path, expect)?,
+            directed: puzzle.directed(),
+        })
+    }
+
+    pub fn offsets(&self) -> &[u64] {
+        self.artifact.section(0)
+    }
+
+    pub fn targets(&self) -> &[u32] {
+        self.artifact.section(1)
+    }
+
+    /// Number of states.
+    pub fn node_count(&self) -> usize {
+        self.offsets().len() - 1
+    }
+
+    /// Number of stored (directed) adjacency entries.
+    pub fn arc_count(&self) -> u64 {
+        self.targets().len() as u64
+    }
+
+    /// Edges as the SPEC counts them: undirected edges, or arcs for a directed puzzle.
+    pub fn edge_count(&self) -> u64 {
+        if self.directed {
+            self.arc_count()
+        } else {
+            self.arc_count() / 2
+        }
+    }
+
+    pub fn is_directed(&self) -> bool {
+        self.directed
+    }
+
+    #[inline]
+    pub fn neighbors(&self, u: u32) -> &[u32] {
+        let o = self.offsets();
+        &self.targets()[o[u as usize] as usize..o[u as usize + 1] as usize]
+    }
+
+    #[inline]
+    pub fn degree(&self, u: u32) -> usize {
+        let o = self.offsets();
+        (o[u as usize + 1] - o[u as usize]) as usize
+    }
+
+    pub fn checksum(&self) -> u64 {
+        self.artifact.header().checksum
+    }
+
+    pub fn artifact(&self) -> &Artifact {
+        &self.artifact
+    }
+}
+
+/// Neighbour indices of state `i`, sorted and deduplicated.
+fn neighbors_of<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    states: &StateTable,
+    lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+    metric: usize,
+    i: usize,
+    out: &mut Vec<u32>,
+) {
+    out.clear();
+    puzzle.neighbor_indices(i as u64, states.codes()[i], metric, lookup, out);
+    out.sort_unstable();
+    out.dedup();
+}
+
+/// Builds (or reuses) the graph of `puzzle` in `metric` at `path`.
+pub fn run<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    states: &StateTable,
+    metric: usize,
+    path: &Path,
+    force: bool,
+    reporter: Reporter,
+) -> Result<(Csr, Outcome), StageError> {
+    let fp = fingerprint(puzzle, metric, states);
+    let expect = Expect {
+        kind: KIND,
+        fingerprint: Some(fp),
+    };
+    let metric_name = puzzle.metrics()[metric];
+    let label = format!("{} {} {metric_name}", puzzle.name(), puzzle.space_id());
+    let (artifact, outcome) = reuse_or_build(path, expect, force, |path| {
+        write(puzzle, states, metric, path, fp, &label, reporter)
+    })?;
+    Ok((
+        Csr {
+            artifact,
+            directed: puzzle.directed(),
+        },
+        outcome,
+    ))
+}
+
+fn write<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    states: &StateTable,
+    metric: usize,
+    path: &Path,
+    fp: u64,
+    label: &str,
+    reporter: Reporter,
+) -> Result<(), StageError> {
+    let n = states.len();
+    let ranked = puzzle.ranked_len().is_some();
+    let lookup = |code: u64| -> Option<u32> {
+        if ranked {
+            puzzle.rank(code).map(|i| i as u32)
+        } else {
+            states.lookup(code)
+        }
+    };
+    let bar = reporter.bar(
+        2 * n as u64,
+        format!("graph {} {}", puzzle.space_id(), puzzle.metrics()[metric]),
+    );
+
+    // Pass 1: degrees (u32, half the size of the offsets they become).
+    let mut degrees = vec![0u32; n];
+    degrees
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each_init(Vec::new, |buf, (k, chunk)| {
+            for (j, slot) in chunk.iter_mut().enumerate() {
+                neighbors_of(puzzle, states, &lookup, metric, k * CHUNK + j, buf);
+                *slot = buf.len() as u32;
+            }
+            bar.inc(chunk.len() as u64);
+        });
+    let arcs: u64 = degrees.par_iter().map(|&d| d as u64).sum();
+
+    let mut w = ArtifactWriter::create(
+        path,
+        KIND,
+        fp,
+        label,
+        &[Section::of::<u64>(n as u64 + 1), Section::of::<u32>(arcs)],
+    )?;
+    {
+        let mut sections = w.sections_mut();
+        let (a, b) = sections.split_at_mut(1);
+        let offsets: &mut [u64] = cast_mut(a[0]);
+        offsets[0] = 0;
+        for i in 0..n {
+            offsets[i + 1] = offsets[i] + degrees[i] as u64;
+        }
+        drop(degrees);
+        let offsets: &[u64] = offsets;
+        let targets: &mut [u32] = cast_mut(b[0]);
+
+        // Pass 2: each chunk of states fills its own disjoint slice of the targets.
+        let mut pieces = Vec::with_capacity(n / CHUNK + 1);
+        let mut rest = targets;
+        for start in (0..n).step_by(CHUNK) {
+            let end = (start + CHUNK).min(n);
+            let (head, tail) = rest.split_at_mut((offsets[end] - offsets[start]) as usize);
+            pieces.push((start, end, head));
+            rest = tail;
+        }
+        pieces
+            .into_par_iter()
+            .for_each_init(Vec::new, |buf, (start, end, slice)| {
+                let mut at = 0;
+                for i in start..end {
+                    neighbors_of(puzzle, states, &lookup, metric, i, buf);
+                    slice[at..at + buf.len()].copy_from_slice(buf);
+                    at += buf.len();
+                }
+                bar.inc((end - start) as u64);
+            });
+    }
+    bar.finish();
+    w.finish()?;
+    Ok(())
+}
+
+// ---- petgraph integration -------------------------------------------------------------------
+
+impl GraphBase for Csr {
+    type NodeId = u32;
+    type EdgeId = (u32, u32);
+}
+
+impl Data for Csr {
+    type NodeWeight = ();
+    type EdgeWeight = ();
+}
+
+impl NodeCount for Csr {
+    fn node_count(&self) -> usize {
+        Csr::node_count(self)
+    }
+}
+
+impl NodeIndexable for Csr {
+    fn node_bound(&self) -> usize {
+        Csr::node_count(self)
+    }
+
+    fn to_index(&self, a: u32) -> usize {
+        a as usize
+    }
+
+    fn from_index(&self, i: usize) -> u32 {
+        i as u32
+    }
+}
+
+impl NodeCompactIndexable for Csr {}
+
+impl Visitable for Csr {
+    type Map = FixedBitSet;
+
+    fn visit_map(&self) -> FixedBitSet {
+        FixedBitSet::with_capacity(Csr::node_count(self))
+    }
+
+    fn reset_map(&self, map: &mut FixedBitSet) {
+        map.clear();
+        map.grow(Csr::node_count(self));
+    }
+}
+
+impl GraphProp for Csr {
+    /// The CSR stores every arc; for undirected puzzles both directions are present.
+    type EdgeType = petgraph::Directed;
+}
+
+impl<'a> IntoNeighbors for &'a Csr {
+    type Neighbors = std::iter::Copied<std::slice::Iter<'a, u32>>;
+
+    fn neighbors(self, a: u32) -> Self::Neighbors {
+        Csr::neighbors(self, a).iter().copied()
+    }
+}
+
+impl IntoNodeIdentifiers for &Csr {
+    type NodeIdentifiers = std::ops::Range<u32>;
+
+    fn node_identifiers(self) -> Self::NodeIdentifiers {
+        0..Csr::node_count(self) as u32
+    }
+}
+
+/// One arc of a [`Csr`], as petgraph sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arc {
+    pub source: u32,
+    pub target: u32,
+}
+
+impl EdgeRef for Arc {
+    type NodeId = u32;
+    type EdgeId = (u32, u32);
+    type Weight = ();
+
+    fn source(&self) -> u32 {
+        self.source
+    }
+
+    fn target(&self) -> u32 {
+        self.target
+    }
+
+    fn weight(&self) -> &() {
+        &()
+    }
+
+    fn id(&self) -> (u32, u32) {
+        (self.source, self.target)
+    }
+}
+
+impl<'a> IntoEdgeReferences for &'a Csr {
+    type EdgeRef = Arc;
+    type EdgeReferences = Box<dyn Iterator<Item = Arc> + 'a>;
+
+    fn edge_references(self) -> Self::EdgeReferences {
+        Box::new((0..Csr::node_count(self) as u32).flat_map(move |u| {
+            Csr::neighbors(self, u).iter().map(move |&v| Arc {
+                source: u,
+                target: v,
+            })
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use klotski::{PieceSet, Unlabeled};
+
+    #[test]
+    fn graph_is_symmetric_sorted_and_matches_moves() {
+        let dir = tempfile::tempdir().unwrap();
+        let u = Unlabeled::new(PieceSet::CLASSIC);
+        let (states, _) =
+            enumerate::run(&u, &dir.path().join("s"), false, Reporter::quiet()).unwrap();
+        for metric in 0..3 {
+            let path = dir.path().join(format!("g{metric}"));
+            let (g, o) = run(&u, &states, metric, &path, false, Reporter::quiet()).unwrap();
+            assert_eq!(o, Outcome::Built);
+            assert_eq!(g.node_count(), 65_880);
+            assert_eq!(g.arc_count() % 2, 0);
+            for v in (0..g.node_count() as u32).step_by(7) {
+                let nb = g.neighbors(v);
+                assert!(nb.windows(2).all(|w| w[0] < w[1]));
+                for &w in nb {
+                    assert!(g.neighbors(w).binary_search(&v).is_ok());
+                }
+                let mut codes = Vec::new();
+                u.successors(states.codes()[v as usize], metric, &mut codes);
+                assert_eq!(codes.len(), nb.len());
+            }
+            let (_, o) = run(&u, &states, metric, &path, false, Reporter::quiet()).unwrap();
+            assert_eq!(o, Outcome::Reused);
+        }
+    }
+}

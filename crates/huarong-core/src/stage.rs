@@ -1,0 +1,60 @@
+//! What every stage shares: reuse-or-build of its artifact, and its errors.
+
+use std::path::Path;
+
+use crate::artifact::{Artifact, ArtifactError, Expect};
+
+/// How a stage's artifact came to be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// A verified artifact with the expected fingerprint was already there.
+    Reused,
+    /// Built from scratch (nothing there, or `--force`).
+    Built,
+    /// An artifact was there but unusable (the reason), so it was rebuilt.
+    Rebuilt(String),
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Reused => write!(f, "verified, reused"),
+            Outcome::Built => write!(f, "built"),
+            Outcome::Rebuilt(why) => write!(f, "rebuilt ({why})"),
+        }
+    }
+}
+
+/// Why a stage failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StageError {
+    #[error(transparent)]
+    Artifact(#[from] ArtifactError),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Opens the artifact at `path` if it verifies against `expect` (and `force` is off); otherwise
+/// runs `build`, which must write it atomically, and opens the result.
+pub fn reuse_or_build(
+    path: &Path,
+    expect: Expect<'_>,
+    force: bool,
+    build: impl FnOnce(&Path) -> Result<(), StageError>,
+) -> Result<(Artifact, Outcome), StageError> {
+    let outcome = if force {
+        Outcome::Built
+    } else {
+        match Artifact::open(path, expect) {
+            Ok(a) => return Ok((a, Outcome::Reused)),
+            Err(ArtifactError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                Outcome::Built
+            }
+            Err(e) => Outcome::Rebuilt(e.to_string()),
+        }
+    };
+    build(path)?;
+    Ok((Artifact::open(path, expect)?, outcome))
+}
