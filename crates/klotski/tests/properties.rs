@@ -83,8 +83,8 @@ proptest! {
         m.moves(metric, &mut b);
         let mut mirrored: Vec<Board> = a.iter().map(|mv| board.apply(mv).mirror()).collect();
         let mut direct: Vec<Board> = b.iter().map(|mv| m.apply(mv)).collect();
-        mirrored.sort_by_key(|x| render_labeled(x));
-        direct.sort_by_key(|x| render_labeled(x));
+        mirrored.sort_by_key(render_labeled);
+        direct.sort_by_key(render_labeled);
         prop_assert_eq!(mirrored, direct);
     }
 

@@ -1,0 +1,220 @@
+//! Runs the stages over one state space, generic over the puzzle, and gathers its statistics.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use components::Components;
+use distances::Distances;
+use enumerate::StateTable;
+use graph::Csr;
+use huarong_core::{Outcome, Puzzle, Reporter, StageError, UNREACHABLE};
+use rayon::prelude::*;
+
+/// Options shared by every stage of a run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunOptions {
+    /// Rebuild every artifact even if a verified one is there.
+    pub force: bool,
+    pub reporter: Reporter,
+    /// Print a line per stage (outcome and wall time) to stderr.
+    pub log: bool,
+}
+
+/// One stage's outcome and wall time, for the log and the performance notes.
+#[derive(Debug, Clone)]
+pub struct StageLog {
+    pub stage: String,
+    pub outcome: Outcome,
+    pub seconds: f64,
+}
+
+/// Statistics of one metric's graph over a space (SPEC §3 summary columns).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetricStats {
+    pub metric: String,
+    /// Undirected edges (arcs for a directed puzzle).
+    pub edges: u64,
+    pub components: u64,
+    /// Components holding at least one goal state.
+    pub goal_components: u64,
+    /// States with a finite distance.
+    pub solvable_states: u64,
+    pub max_distance: u32,
+    pub max_distance_states: u64,
+}
+
+/// Everything a run learned about one state space.
+#[derive(Debug, Clone)]
+pub struct SpaceReport {
+    pub puzzle: String,
+    pub space_id: String,
+    /// Huarong Dao piece set (`h1v4s4`); empty for other puzzles.
+    pub piece_set: String,
+    /// Whether same-shaped pieces are told apart.
+    pub labeled: bool,
+    pub dir: PathBuf,
+    pub states: u64,
+    pub goal_states: u64,
+    pub metrics: Vec<MetricStats>,
+    pub log: Vec<StageLog>,
+}
+
+/// File names of a space's artifacts inside its folder.
+pub mod files {
+    pub const STATES: &str = "states.bin";
+
+    pub fn graph(metric: &str) -> String {
+        format!("graph-{metric}.csr")
+    }
+
+    pub fn components(metric: &str) -> String {
+        format!("components-{metric}.bin")
+    }
+
+    pub fn distances(metric: &str) -> String {
+        format!("distances-{metric}.bin")
+    }
+}
+
+struct Timer<'a> {
+    opts: RunOptions,
+    space: &'a str,
+    log: Vec<StageLog>,
+}
+
+impl Timer<'_> {
+    fn time<T>(
+        &mut self,
+        stage: &str,
+        f: impl FnOnce() -> Result<(T, Outcome), StageError>,
+    ) -> Result<T, StageError> {
+        let t = Instant::now();
+        let (value, outcome) = f()?;
+        let seconds = t.elapsed().as_secs_f64();
+        if self.opts.log {
+            eprintln!("  {:<34} {:<9} {seconds:>8.3} s  {outcome}", self.space, stage);
+        }
+        self.log.push(StageLog {
+            stage: stage.to_owned(),
+            outcome,
+            seconds,
+        });
+        Ok(value)
+    }
+}
+
+/// Runs enumerate, then graph, components and distances per metric, for one space in `dir`.
+pub fn run_space<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    dir: &Path,
+    metrics: &[usize],
+    opts: RunOptions,
+) -> Result<SpaceReport, StageError> {
+    std::fs::create_dir_all(dir).map_err(|source| {
+        StageError::Artifact(huarong_core::ArtifactError::Io {
+            path: dir.to_owned(),
+            source,
+        })
+    })?;
+    let space_id = puzzle.space_id();
+    let mut timer = Timer {
+        opts,
+        space: &space_id,
+        log: Vec::new(),
+    };
+    let (force, reporter) = (opts.force, opts.reporter);
+    let states = timer.time("enumerate", || {
+        enumerate::run(puzzle, &dir.join(files::STATES), force, reporter)
+    })?;
+    let goals = goal_mask(puzzle, &states);
+    let goal_states = goals.iter().filter(|&&g| g).count() as u64;
+
+    let mut stats = Vec::new();
+    for &m in metrics {
+        let name = puzzle.metrics()[m];
+        let label = format!("{space_id} {name}");
+        let csr = timer.time(&format!("graph {name}"), || {
+            graph::run(puzzle, &states, m, &dir.join(files::graph(name)), force, reporter)
+        })?;
+        let comps = timer.time(&format!("comps {name}"), || {
+            components::run(&csr, &dir.join(files::components(name)), &label, force, reporter)
+        })?;
+        let dists = timer.time(&format!("dist {name}"), || {
+            distances::run(
+                puzzle,
+                &states,
+                &csr,
+                &dir.join(files::distances(name)),
+                &label,
+                force,
+                reporter,
+            )
+        })?;
+        stats.push(metric_stats(name, &csr, &comps, &dists, &goals));
+    }
+    let log = timer.log;
+    Ok(SpaceReport {
+        puzzle: puzzle.name().to_owned(),
+        space_id: space_id.clone(),
+        piece_set: String::new(),
+        labeled: false,
+        dir: dir.to_owned(),
+        states: states.len() as u64,
+        goal_states,
+        metrics: stats,
+        log,
+    })
+}
+
+/// Which states are goals.
+pub fn goal_mask<P: Puzzle + ?Sized>(puzzle: &P, states: &StateTable) -> Vec<bool> {
+    states.codes().par_iter().map(|&c| puzzle.is_goal(c)).collect()
+}
+
+/// The summary statistics of one metric.
+pub fn metric_stats(
+    metric: &str,
+    csr: &Csr,
+    comps: &Components,
+    dists: &Distances,
+    goals: &[bool],
+) -> MetricStats {
+    let mut goal_comp: Vec<u32> = comps
+        .ids()
+        .par_iter()
+        .zip(goals.par_iter())
+        .filter(|(_, g)| **g)
+        .map(|(c, _)| *c)
+        .collect();
+    goal_comp.par_sort_unstable();
+    goal_comp.dedup();
+    let hist = dists.histogram();
+    let max_distance = hist.len().saturating_sub(1);
+    MetricStats {
+        metric: metric.to_owned(),
+        edges: csr.edge_count(),
+        components: comps.count() as u64,
+        goal_components: goal_comp.len() as u64,
+        solvable_states: hist.iter().sum(),
+        max_distance: max_distance as u32,
+        max_distance_states: hist.last().copied().unwrap_or(0),
+    }
+}
+
+/// Indices of the states at the largest finite distance.
+pub fn farthest(values: &[u16]) -> Vec<u32> {
+    let max = values
+        .par_iter()
+        .copied()
+        .filter(|&d| d != UNREACHABLE)
+        .max();
+    match max {
+        None => Vec::new(),
+        Some(max) => values
+            .par_iter()
+            .enumerate()
+            .filter(|(_, d)| **d == max)
+            .map(|(i, _)| i as u32)
+            .collect(),
+    }
+}
