@@ -13,9 +13,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use graph::Csr;
-use huarong_core::artifact::cast_mut;
 use huarong_core::{
-    Artifact, ArtifactWriter, Expect, Fingerprint, Outcome, Reporter, Section, StageError,
+    Artifact, ArtifactWriter, Expect, Fingerprint, Header, Outcome, Reporter, Section, StageError,
     reuse_or_build,
 };
 use rayon::prelude::*;
@@ -90,19 +89,20 @@ pub fn run(
             union_find_roots(csr, |n| bar.inc(n))
         };
         bar.finish();
-        write(&roots, path, fp, label)
+        write(roots, path, fp, label)
     })?;
     Ok((Components { artifact }, outcome))
 }
 
 /// For every node, the smallest member of its connected component (parallel union-find).
 pub fn union_find_roots(csr: &Csr, progress: impl Fn(u64) + Sync) -> Vec<u32> {
-    let n = csr.node_count();
+    let g = csr.view();
+    let n = g.node_count();
     let parent: Vec<AtomicU32> = (0..n as u32).into_par_iter().map(AtomicU32::new).collect();
     (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|k| {
         let end = ((k + 1) * CHUNK).min(n);
         for u in (k * CHUNK) as u32..end as u32 {
-            for &v in csr.neighbors(u) {
+            for &v in g.neighbors(u) {
                 if v > u {
                     union(&parent, u, v);
                 }
@@ -110,10 +110,12 @@ pub fn union_find_roots(csr: &Csr, progress: impl Fn(u64) + Sync) -> Vec<u32> {
         }
         progress((end - k * CHUNK) as u64);
     });
-    (0..n as u32)
-        .into_par_iter()
-        .map(|u| find(&parent, u))
-        .collect()
+    // Flatten in place: every entry ends up pointing at its root.
+    (0..n as u32).into_par_iter().for_each(|u| {
+        let r = find(&parent, u);
+        parent[u as usize].store(r, Ordering::Relaxed);
+    });
+    parent.into_iter().map(AtomicU32::into_inner).collect()
 }
 
 #[inline]
@@ -163,7 +165,8 @@ fn union(parent: &[AtomicU32], a: u32, b: u32) {
 /// thread stack on long paths; the tests cross-check the two on small graphs).
 pub fn scc_roots(csr: &Csr) -> Vec<u32> {
     const NONE: u32 = u32::MAX;
-    let n = csr.node_count();
+    let g = csr.view();
+    let n = g.node_count();
     let mut index = vec![NONE; n];
     let mut low = vec![0u32; n];
     let mut on_stack = vec![false; n];
@@ -182,7 +185,7 @@ pub fn scc_roots(csr: &Csr) -> Vec<u32> {
         on_stack[s as usize] = true;
         calls.push((s, 0));
         while let Some(&mut (v, ref mut pos)) = calls.last_mut() {
-            let nb = csr.neighbors(v);
+            let nb = g.neighbors(v);
             if *pos < nb.len() {
                 let w = nb[*pos];
                 *pos += 1;
@@ -219,45 +222,37 @@ pub fn scc_roots(csr: &Csr) -> Vec<u32> {
     roots
 }
 
-/// Renumbers roots by smallest member and writes ids and sizes.
-fn write(roots: &[u32], path: &Path, fp: u64, label: &str) -> Result<(), StageError> {
-    let n = roots.len();
-    // A node is a root exactly when it is the smallest member of its component.
-    let flags: Vec<u32> = roots
-        .par_iter()
-        .enumerate()
-        .map(|(i, &r)| (r as usize == i) as u32)
-        .collect();
-    let mut first_id = vec![0u32; n];
-    let mut count = 0u32;
-    for i in 0..n {
-        first_id[i] = count;
-        count += flags[i];
+/// Renumbers roots by smallest member (in place: `roots` becomes the ids) and writes ids and
+/// sizes.
+fn write(mut roots: Vec<u32>, path: &Path, fp: u64, label: &str) -> Result<Header, StageError> {
+    // A root is its component's smallest member, so it comes before every other member: one
+    // pass numbers the roots in order and gives each member its root's id. `roots[r]` for an
+    // earlier root `r` already holds that id.
+    let mut sizes: Vec<u64> = Vec::new();
+    for i in 0..roots.len() {
+        let r = roots[i] as usize;
+        let id = if r == i {
+            sizes.push(0);
+            sizes.len() as u32 - 1
+        } else {
+            roots[r]
+        };
+        roots[i] = id;
+        sizes[id as usize] += 1;
     }
-    let mut w = ArtifactWriter::create(
+    let w = ArtifactWriter::create(
         path,
         KIND,
         fp,
         label,
         &[
-            Section::of::<u32>(n as u64),
-            Section::of::<u64>(count as u64),
+            Section::of::<u32>(roots.len() as u64),
+            Section::of::<u64>(sizes.len() as u64),
         ],
     )?;
-    {
-        let mut s = w.sections_mut();
-        let (a, b) = s.split_at_mut(1);
-        let ids: &mut [u32] = cast_mut(a[0]);
-        ids.par_iter_mut()
-            .zip(roots.par_iter())
-            .for_each(|(id, &r)| *id = first_id[r as usize]);
-        let sizes: &mut [u64] = cast_mut(b[0]);
-        for &id in ids.iter() {
-            sizes[id as usize] += 1;
-        }
-    }
-    w.finish()?;
-    Ok(())
+    w.write(0, 0, &roots)?;
+    w.write(1, 0, &sizes)?;
+    Ok(w.finish()?)
 }
 
 /// Simple, obviously correct references for tests and benchmarks.

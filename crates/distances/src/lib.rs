@@ -158,23 +158,23 @@ pub fn run<P: Puzzle + ?Sized>(
         let bar = reporter.bar(csr.node_count() as u64, format!("distances {label}"));
         let dist = bfs(csr, &src, |visited| bar.set_position(visited))?;
         bar.finish();
-        let mut w = ArtifactWriter::create(
+        let w = ArtifactWriter::create(
             path,
             KIND,
             fp,
             label,
             &[Section::of::<u16>(dist.len() as u64)],
         )?;
-        w.section_mut::<u16>().copy_from_slice(&dist);
-        w.finish()?;
-        Ok(())
+        w.write(0, 0, &dist)?;
+        Ok(w.finish()?)
     })?;
     Ok((Distances { artifact }, outcome))
 }
 
 /// Parallel direction-optimizing BFS from `sources`; `progress` gets the visited count per level.
 pub fn bfs(csr: &Csr, sources: &[u32], progress: impl Fn(u64)) -> Result<Vec<u16>, StageError> {
-    let n = csr.node_count();
+    let g = csr.view();
+    let n = g.node_count();
     let dist: Vec<AtomicU16> = (0..n)
         .into_par_iter()
         .map(|_| AtomicU16::new(UNREACHABLE))
@@ -207,7 +207,7 @@ pub fn bfs(csr: &Csr, sources: &[u32], progress: impl Fn(u64)) -> Result<Vec<u16
                         if dist[v as usize].load(Ordering::Relaxed) != UNREACHABLE {
                             continue;
                         }
-                        for &u in csr.neighbors(v) {
+                        for &u in g.neighbors(v) {
                             if dist[u as usize].load(Ordering::Relaxed) == level {
                                 dist[v as usize].store(next_level, Ordering::Relaxed);
                                 found += 1;
@@ -231,7 +231,7 @@ pub fn bfs(csr: &Csr, sources: &[u32], progress: impl Fn(u64)) -> Result<Vec<u16
                 .flat_map_iter(|chunk| {
                     let mut local = Vec::new();
                     for &u in chunk {
-                        for &v in csr.neighbors(u) {
+                        for &v in g.neighbors(u) {
                             let d = &dist[v as usize];
                             if d.load(Ordering::Relaxed) == UNREACHABLE
                                 && d.compare_exchange(

@@ -9,15 +9,15 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use huarong_core::{
-    Artifact, ArtifactWriter, Expect, Fingerprint, Outcome, Puzzle, Reporter, Section, StageError,
-    reuse_or_build,
+    Artifact, ArtifactWriter, Expect, Fingerprint, Header, Outcome, Puzzle, Reporter, Section,
+    StageError, reuse_or_build,
 };
 use rayon::prelude::*;
 
 /// Artifact kind of state tables.
 pub const KIND: &str = "states";
 const VERSION: u32 = 1;
-const CHUNK: usize = 1 << 16;
+const CHUNK: u64 = 1 << 16;
 
 /// The fingerprint a state table of `puzzle` must carry.
 pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P) -> u64 {
@@ -101,27 +101,26 @@ fn write_ranked<P: Puzzle + ?Sized>(
     fp: u64,
     label: &str,
     reporter: Reporter,
-) -> Result<(), StageError> {
+) -> Result<Header, StageError> {
     if n > u32::MAX as u64 {
         return Err(StageError::Invalid(format!(
             "{label}: {n} states do not fit a u32 dense index"
         )));
     }
-    let mut w = ArtifactWriter::create(path, KIND, fp, label, &[Section::of::<u64>(n)])?;
+    let w = ArtifactWriter::create(path, KIND, fp, label, &[Section::of::<u64>(n)])?;
     let bar = reporter.bar(n, format!("enumerate {}", puzzle.space_id()));
-    w.section_mut::<u64>()
-        .par_chunks_mut(CHUNK)
-        .enumerate()
-        .for_each(|(k, chunk)| {
-            let base = (k * CHUNK) as u64;
-            for (j, slot) in chunk.iter_mut().enumerate() {
-                *slot = puzzle.unrank(base + j as u64);
-            }
-            bar.inc(chunk.len() as u64);
-        });
+    (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .try_for_each_init(Vec::new, |buf, k| {
+            let (start, end) = (k * CHUNK, ((k + 1) * CHUNK).min(n));
+            buf.clear();
+            buf.extend((start..end).map(|i| puzzle.unrank(i)));
+            w.write(0, start, buf)?;
+            bar.inc(end - start);
+            Ok::<(), StageError>(())
+        })?;
     bar.finish();
-    w.finish()?;
-    Ok(())
+    Ok(w.finish()?)
 }
 
 fn write_explored<P: Puzzle + ?Sized>(
@@ -130,7 +129,7 @@ fn write_explored<P: Puzzle + ?Sized>(
     fp: u64,
     label: &str,
     reporter: Reporter,
-) -> Result<(), StageError> {
+) -> Result<Header, StageError> {
     let bar = reporter.bar(0, format!("explore {}", puzzle.space_id()));
     let mut seen: HashSet<u64> = HashSet::new();
     let mut frontier: Vec<u64> = Vec::new();
@@ -165,16 +164,15 @@ fn write_explored<P: Puzzle + ?Sized>(
     }
     let mut codes: Vec<u64> = seen.into_iter().collect();
     codes.par_sort_unstable();
-    let mut w = ArtifactWriter::create(
+    let w = ArtifactWriter::create(
         path,
         KIND,
         fp,
         label,
         &[Section::of::<u64>(codes.len() as u64)],
     )?;
-    w.section_mut::<u64>().copy_from_slice(&codes);
-    w.finish()?;
-    Ok(())
+    w.write(0, 0, &codes)?;
+    Ok(w.finish()?)
 }
 
 #[cfg(test)]

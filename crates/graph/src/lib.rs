@@ -14,10 +14,9 @@ use std::path::Path;
 
 use enumerate::StateTable;
 use fixedbitset::FixedBitSet;
-use huarong_core::artifact::cast_mut;
 use huarong_core::{
-    Artifact, ArtifactWriter, Expect, Fingerprint, Outcome, Puzzle, Reporter, Section, StageError,
-    reuse_or_build,
+    Artifact, ArtifactWriter, Expect, Fingerprint, Header, Outcome, Puzzle, Reporter, Section,
+    StageError, reuse_or_build,
 };
 use petgraph::visit::{
     Data, EdgeRef, GraphBase, GraphProp, IntoEdgeReferences, IntoNeighbors, IntoNodeIdentifiers,
@@ -102,6 +101,14 @@ impl Csr {
         &self.targets()[o[u as usize] as usize..o[u as usize + 1] as usize]
     }
 
+    /// Plain slices of the two sections, for hot loops.
+    pub fn view(&self) -> CsrView<'_> {
+        CsrView {
+            offsets: self.offsets(),
+            targets: self.targets(),
+        }
+    }
+
     #[inline]
     pub fn degree(&self, u: u32) -> usize {
         let o = self.offsets();
@@ -117,6 +124,25 @@ impl Csr {
     }
 }
 
+/// The offsets and targets of a [`Csr`] as plain slices.
+#[derive(Debug, Clone, Copy)]
+pub struct CsrView<'a> {
+    pub offsets: &'a [u64],
+    pub targets: &'a [u32],
+}
+
+impl<'a> CsrView<'a> {
+    #[inline]
+    pub fn neighbors(&self, u: u32) -> &'a [u32] {
+        let (a, b) = (self.offsets[u as usize], self.offsets[u as usize + 1]);
+        &self.targets[a as usize..b as usize]
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.offsets.len() - 1
+    }
+}
+
 /// Neighbour indices of state `i`, sorted and deduplicated.
 fn neighbors_of<P: Puzzle + ?Sized>(
     puzzle: &P,
@@ -127,9 +153,20 @@ fn neighbors_of<P: Puzzle + ?Sized>(
     out: &mut Vec<u32>,
 ) {
     out.clear();
-    puzzle.neighbor_indices(i as u64, states.codes()[i], metric, lookup, out);
+    puzzle.neighbor_indices(i as u64, code_of(puzzle, states, i), metric, lookup, out);
     out.sort_unstable();
     out.dedup();
+}
+
+/// The code of state `i`: unranked for ranked spaces (leaving the table's pages untouched),
+/// read from the table otherwise.
+#[inline]
+fn code_of<P: Puzzle + ?Sized>(puzzle: &P, states: &StateTable, i: usize) -> u64 {
+    if puzzle.ranked_len().is_some() {
+        puzzle.unrank(i as u64)
+    } else {
+        states.codes()[i]
+    }
 }
 
 /// Builds (or reuses) the graph of `puzzle` in `metric` at `path`.
@@ -168,7 +205,7 @@ fn write<P: Puzzle + ?Sized>(
     fp: u64,
     label: &str,
     reporter: Reporter,
-) -> Result<(), StageError> {
+) -> Result<Header, StageError> {
     let n = states.len();
     let ranked = puzzle.ranked_len().is_some();
     let lookup = |code: u64| -> Option<u32> {
@@ -183,63 +220,70 @@ fn write<P: Puzzle + ?Sized>(
         format!("graph {} {}", puzzle.space_id(), puzzle.metrics()[metric]),
     );
 
-    // Pass 1: degrees (u32, half the size of the offsets they become).
-    let mut degrees = vec![0u32; n];
-    degrees
-        .par_chunks_mut(CHUNK)
-        .enumerate()
-        .for_each_init(Vec::new, |buf, (k, chunk)| {
-            for (j, slot) in chunk.iter_mut().enumerate() {
-                neighbors_of(puzzle, states, &lookup, metric, k * CHUNK + j, buf);
-                *slot = buf.len() as u32;
+    // Pass 1: the number of arcs leaving each chunk of states.
+    let chunks = n.div_ceil(CHUNK);
+    let chunk_arcs: Vec<u64> = (0..chunks)
+        .into_par_iter()
+        .map_init(Vec::new, |buf, k| {
+            let mut arcs = 0u64;
+            for i in k * CHUNK..((k + 1) * CHUNK).min(n) {
+                let code = code_of(puzzle, states, i);
+                arcs += match puzzle.distinct_degree(i as u64, code, metric) {
+                    Some(d) => d as u64,
+                    None => {
+                        neighbors_of(puzzle, states, &lookup, metric, i, buf);
+                        buf.len() as u64
+                    }
+                };
             }
-            bar.inc(chunk.len() as u64);
-        });
-    let arcs: u64 = degrees.par_iter().map(|&d| d as u64).sum();
+            bar.inc((((k + 1) * CHUNK).min(n) - k * CHUNK) as u64);
+            arcs
+        })
+        .collect();
+    let mut chunk_start = Vec::with_capacity(chunks + 1);
+    chunk_start.push(0u64);
+    for a in &chunk_arcs {
+        chunk_start.push(chunk_start.last().unwrap() + a);
+    }
+    let arcs = chunk_start[chunks];
 
-    let mut w = ArtifactWriter::create(
+    let w = ArtifactWriter::create(
         path,
         KIND,
         fp,
         label,
         &[Section::of::<u64>(n as u64 + 1), Section::of::<u32>(arcs)],
     )?;
-    {
-        let mut sections = w.sections_mut();
-        let (a, b) = sections.split_at_mut(1);
-        let offsets: &mut [u64] = cast_mut(a[0]);
-        offsets[0] = 0;
-        for i in 0..n {
-            offsets[i + 1] = offsets[i] + degrees[i] as u64;
-        }
-        drop(degrees);
-        let offsets: &[u64] = offsets;
-        let targets: &mut [u32] = cast_mut(b[0]);
+    w.write(0, 0, &[0u64])?;
 
-        // Pass 2: each chunk of states fills its own disjoint slice of the targets.
-        let mut pieces = Vec::with_capacity(n / CHUNK + 1);
-        let mut rest = targets;
-        for start in (0..n).step_by(CHUNK) {
-            let end = (start + CHUNK).min(n);
-            let (head, tail) = rest.split_at_mut((offsets[end] - offsets[start]) as usize);
-            pieces.push((start, end, head));
-            rest = tail;
-        }
-        pieces
-            .into_par_iter()
-            .for_each_init(Vec::new, |buf, (start, end, slice)| {
-                let mut at = 0;
-                for i in start..end {
-                    neighbors_of(puzzle, states, &lookup, metric, i, buf);
-                    slice[at..at + buf.len()].copy_from_slice(buf);
-                    at += buf.len();
-                }
-                bar.inc((end - start) as u64);
-            });
-    }
+    // Pass 2: each chunk generates its neighbour lists and writes its own slices of the offsets
+    // and targets; nothing the size of the graph is held in memory.
+    (0..chunks).into_par_iter().try_for_each_init(
+        || (Vec::new(), Vec::new(), Vec::new()),
+        |(buf, offs, targets), k| {
+            let (start, end) = (k * CHUNK, ((k + 1) * CHUNK).min(n));
+            offs.clear();
+            targets.clear();
+            let mut at = chunk_start[k];
+            for i in start..end {
+                neighbors_of(puzzle, states, &lookup, metric, i, buf);
+                targets.extend_from_slice(buf);
+                at += buf.len() as u64;
+                offs.push(at);
+            }
+            if at != chunk_start[k + 1] {
+                return Err(StageError::Invalid(format!(
+                    "{label}: neighbour generation is not deterministic (chunk {k})"
+                )));
+            }
+            w.write(0, start as u64 + 1, offs)?;
+            w.write(1, chunk_start[k], targets)?;
+            bar.inc((end - start) as u64);
+            Ok(())
+        },
+    )?;
     bar.finish();
-    w.finish()?;
-    Ok(())
+    Ok(w.finish()?)
 }
 
 // ---- petgraph integration -------------------------------------------------------------------

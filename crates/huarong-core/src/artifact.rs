@@ -13,16 +13,24 @@
 //!    128     …  payload: the sections in order, each padded to a multiple of 64 bytes
 //! ```
 //!
-//! Writes are atomic: the artifact is built in a temporary file beside its destination, its
-//! checksum and header are written last, the file is flushed and synced, then renamed into place.
+//! Writes are atomic: the artifact is built in a temporary file beside its destination with
+//! positioned writes (`pwrite`, safe from many threads at once), its checksum and header are
+//! written last, then it is renamed into place; a writer dropped unfinished removes its temporary
+//! file. `fsync` before the rename is optional ([`set_durable`]): the checksum already guarantees
+//! that a file torn by a power loss is detected, never read.
+//!
 //! A reader checks magic, version, kind, size, fingerprint and checksum before handing out data.
+//! Verification reads the file with ordinary reads rather than through the map, so an artifact's
+//! pages only count towards the process's resident memory once they are used.
 
 use std::fs::{self, File, OpenOptions};
 use std::io;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytemuck::Pod;
-use memmap2::{Mmap, MmapMut};
+use memmap2::Mmap;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
@@ -205,12 +213,17 @@ impl Header {
     }
 }
 
-fn put_str(dst: &mut [u8], s: &str) {
-    let mut n = s.len().min(dst.len());
+fn truncate(s: &str, max: usize) -> &str {
+    let mut n = s.len().min(max);
     while !s.is_char_boundary(n) {
         n -= 1;
     }
-    dst[..n].copy_from_slice(&s.as_bytes()[..n]);
+    &s[..n]
+}
+
+fn put_str(dst: &mut [u8], s: &str) {
+    let s = truncate(s, dst.len());
+    dst[..s.len()].copy_from_slice(s.as_bytes());
 }
 
 fn get_str(src: &[u8]) -> String {
@@ -221,12 +234,42 @@ fn get_str(src: &[u8]) -> String {
 /// The payload checksum: xxh3 of each 4 MiB chunk (in parallel), then xxh3 of those hashes.
 pub fn checksum(payload: &[u8]) -> u64 {
     let hashes: Vec<u64> = payload.par_chunks(CHUNK).map(xxh3_64).collect();
+    combine(payload.len() as u64, &hashes)
+}
+
+/// The payload checksum of an artifact file of `len` bytes, read in parallel chunks.
+fn checksum_file(file: &File, len: u64) -> io::Result<u64> {
+    let payload = len.saturating_sub(HEADER_LEN as u64);
+    let chunks = payload.div_ceil(CHUNK as u64);
+    let hashes: Vec<u64> = (0..chunks)
+        .into_par_iter()
+        .map_init(
+            || vec![0u8; CHUNK],
+            |buf, k| {
+                let start = k * CHUNK as u64;
+                let n = (payload - start).min(CHUNK as u64) as usize;
+                file.read_exact_at(&mut buf[..n], HEADER_LEN as u64 + start)?;
+                Ok(xxh3_64(&buf[..n]))
+            },
+        )
+        .collect::<io::Result<_>>()?;
+    Ok(combine(payload, &hashes))
+}
+
+fn combine(payload_len: u64, hashes: &[u64]) -> u64 {
     let mut h = Xxh3::new();
-    h.update(&(payload.len() as u64).to_le_bytes());
+    h.update(&payload_len.to_le_bytes());
     for x in hashes {
         h.update(&x.to_le_bytes());
     }
     h.digest()
+}
+
+static DURABLE: AtomicBool = AtomicBool::new(false);
+
+/// Whether writers `fsync` an artifact (and its folder) before and after renaming it into place.
+pub fn set_durable(on: bool) {
+    DURABLE.store(on, Ordering::Relaxed);
 }
 
 /// Builds a fingerprint from the parts that determine an artifact's content.
@@ -267,13 +310,17 @@ impl Fingerprint {
 }
 
 /// An artifact under construction in a temporary file; dropped unfinished, the file is removed.
+///
+/// Sections are filled with [`ArtifactWriter::write`], which takes `&self`, so parallel workers
+/// can each write their own slice of a section.
 #[derive(Debug)]
 pub struct ArtifactWriter {
     tmp: PathBuf,
     dest: PathBuf,
     file: Option<File>,
-    map: MmapMut,
     header: Header,
+    /// Byte offset of each section in the file.
+    starts: Vec<u64>,
 }
 
 impl ArtifactWriter {
@@ -291,7 +338,7 @@ impl ArtifactWriter {
             fingerprint,
             checksum: 0,
             sections: sections.to_vec(),
-            label: label.to_owned(),
+            label: truncate(label, 32).to_owned(),
         };
         let name = dest
             .file_name()
@@ -305,55 +352,69 @@ impl ArtifactWriter {
             .truncate(true)
             .open(&tmp)
             .map_err(|e| ArtifactError::io(&tmp, e))?;
-        let total = HEADER_LEN as u64 + header.payload_len();
-        let mut writer = ArtifactWriter {
+        let mut starts = Vec::new();
+        let mut at = HEADER_LEN as u64;
+        for s in sections {
+            starts.push(at);
+            at += s.padded_bytes();
+        }
+        let writer = ArtifactWriter {
             tmp,
             dest: dest.to_owned(),
             file: Some(file),
-            map: MmapMut::map_anon(1).map_err(|e| ArtifactError::io(dest, e))?,
             header,
+            starts,
         };
-        let file = writer.file.as_ref().unwrap();
-        file.set_len(total)
+        writer
+            .file()
+            .set_len(at)
             .map_err(|e| ArtifactError::io(&writer.tmp, e))?;
-        // SAFETY: the file was just created by us and is not shared with other processes.
-        writer.map =
-            unsafe { MmapMut::map_mut(file) }.map_err(|e| ArtifactError::io(&writer.tmp, e))?;
         Ok(writer)
     }
 
-    /// Mutable views of all sections, typed by the caller with [`cast_mut`].
-    pub fn sections_mut(&mut self) -> Vec<&mut [u8]> {
-        let mut rest = &mut self.map[HEADER_LEN..];
-        let mut out = Vec::new();
-        for s in &self.header.sections {
-            let (head, tail) = rest.split_at_mut(s.padded_bytes() as usize);
-            out.push(&mut head[..(s.elem_size as u64 * s.len) as usize]);
-            rest = tail;
-        }
-        out
+    fn file(&self) -> &File {
+        self.file.as_ref().expect("the file is open until finish")
     }
 
-    /// The single section of a one-section artifact, typed.
-    pub fn section_mut<T: Pod>(&mut self) -> &mut [T] {
-        let mut all = self.sections_mut();
-        cast_mut(all.swap_remove(0))
+    /// Writes `data` into section `section` starting at element `first`.
+    ///
+    /// Panics if the element type or the range does not fit the section (a programming error).
+    pub fn write<T: Pod>(
+        &self,
+        section: usize,
+        first: u64,
+        data: &[T],
+    ) -> Result<(), ArtifactError> {
+        let s = self.header.sections[section];
+        assert_eq!(s.elem_size as usize, std::mem::size_of::<T>());
+        assert!(
+            first + data.len() as u64 <= s.len,
+            "write past the end of a section"
+        );
+        let offset = self.starts[section] + first * s.elem_size as u64;
+        self.file()
+            .write_all_at(bytemuck::cast_slice(data), offset)
+            .map_err(|e| ArtifactError::io(&self.tmp, e))
     }
 
-    /// Checksums the payload, writes the header, syncs and renames the file into place.
+    /// Checksums the payload, writes the header and renames the file into place.
     pub fn finish(mut self) -> Result<Header, ArtifactError> {
-        self.header.checksum = checksum(&self.map[HEADER_LEN..]);
-        let h = self.header.encode();
-        self.map[..HEADER_LEN].copy_from_slice(&h);
-        self.map
-            .flush()
-            .map_err(|e| ArtifactError::io(&self.tmp, e))?;
-        let file = self.file.take().unwrap();
-        file.sync_all()
-            .map_err(|e| ArtifactError::io(&self.tmp, e))?;
+        let file = self.file.take().expect("finish is called once");
+        let total = HEADER_LEN as u64 + self.header.payload_len();
+        let fail = |e| ArtifactError::io(&self.tmp, e);
+        self.header.checksum = checksum_file(&file, total).map_err(fail)?;
+        file.write_all_at(&self.header.encode(), 0).map_err(fail)?;
+        let durable = DURABLE.load(Ordering::Relaxed);
+        if durable {
+            file.sync_all().map_err(fail)?;
+        }
         drop(file);
-        fs::rename(&self.tmp, &self.dest).map_err(|e| ArtifactError::io(&self.dest, e))?;
-        if let Some(dir) = self.dest.parent()
+        if let Err(e) = fs::rename(&self.tmp, &self.dest) {
+            let _ = fs::remove_file(&self.tmp);
+            return Err(ArtifactError::io(&self.dest, e));
+        }
+        if durable
+            && let Some(dir) = self.dest.parent()
             && let Ok(d) = File::open(dir)
         {
             let _ = d.sync_all();
@@ -364,15 +425,10 @@ impl ArtifactWriter {
 
 impl Drop for ArtifactWriter {
     fn drop(&mut self) {
-        if self.file.is_some() {
+        if self.file.take().is_some() {
             let _ = fs::remove_file(&self.tmp);
         }
     }
-}
-
-/// Reinterprets a byte section as elements of `T` (sections are 64-byte aligned).
-pub fn cast_mut<T: Pod>(bytes: &mut [u8]) -> &mut [T] {
-    bytemuck::cast_slice_mut(bytes)
 }
 
 /// What a reader expects of an artifact.
@@ -389,15 +445,55 @@ pub struct Artifact {
     path: PathBuf,
     map: Mmap,
     header: Header,
+    /// Byte range of each section in `map`.
+    ranges: Vec<std::ops::Range<usize>>,
 }
 
 impl Artifact {
     /// Opens and fully verifies an artifact: magic, version, kind, size, fingerprint, checksum.
     pub fn open(path: &Path, expect: Expect<'_>) -> Result<Artifact, ArtifactError> {
+        let (file, artifact) = Self::open_unverified(path, expect)?;
+        let computed = checksum_file(&file, artifact.map.len() as u64)
+            .map_err(|e| ArtifactError::io(path, e))?;
+        if computed != artifact.header.checksum {
+            return Err(ArtifactError::BadChecksum {
+                path: path.to_owned(),
+                stored: artifact.header.checksum,
+                computed,
+            });
+        }
+        Ok(artifact)
+    }
+
+    /// Opens an artifact this process has just written, whose header [`ArtifactWriter::finish`]
+    /// returned as `written`: everything is checked but the payload checksum, which was computed
+    /// from the very bytes on disk a moment ago.
+    pub fn open_written(path: &Path, written: &Header) -> Result<Artifact, ArtifactError> {
+        let expect = Expect {
+            kind: &written.kind,
+            fingerprint: Some(written.fingerprint),
+        };
+        let (_, artifact) = Self::open_unverified(path, expect)?;
+        if &artifact.header != written {
+            return Err(ArtifactError::BadHeader {
+                path: path.to_owned(),
+                what: "header differs from the one just written".into(),
+            });
+        }
+        Ok(artifact)
+    }
+
+    fn open_unverified(path: &Path, expect: Expect<'_>) -> Result<(File, Artifact), ArtifactError> {
         let file = File::open(path).map_err(|e| ArtifactError::io(path, e))?;
-        // SAFETY: artifacts are only ever replaced by rename, never modified in place.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| ArtifactError::io(path, e))?;
-        let header = Header::decode(path, &map)?;
+        let len = file
+            .metadata()
+            .map_err(|e| ArtifactError::io(path, e))?
+            .len();
+        let mut buf = [0u8; HEADER_LEN];
+        let n = (len as usize).min(HEADER_LEN);
+        file.read_exact_at(&mut buf[..n], 0)
+            .map_err(|e| ArtifactError::io(path, e))?;
+        let header = Header::decode(path, &buf[..n])?;
         if header.kind != expect.kind {
             return Err(ArtifactError::WrongKind {
                 path: path.to_owned(),
@@ -406,11 +502,11 @@ impl Artifact {
             });
         }
         let expected_len = HEADER_LEN as u64 + header.payload_len();
-        if map.len() as u64 != expected_len {
+        if len != expected_len {
             return Err(ArtifactError::WrongSize {
                 path: path.to_owned(),
                 expected: expected_len,
-                found: map.len() as u64,
+                found: len,
             });
         }
         if let Some(fp) = expect.fingerprint
@@ -422,27 +518,35 @@ impl Artifact {
                 found: header.fingerprint,
             });
         }
-        let computed = checksum(&map[HEADER_LEN..]);
-        if computed != header.checksum {
-            return Err(ArtifactError::BadChecksum {
-                path: path.to_owned(),
-                stored: header.checksum,
-                computed,
-            });
+        // SAFETY: artifacts are only ever replaced by rename, never modified in place.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| ArtifactError::io(path, e))?;
+        let mut ranges = Vec::new();
+        let mut start = HEADER_LEN;
+        for s in &header.sections {
+            ranges.push(start..start + (s.elem_size as u64 * s.len) as usize);
+            start += s.padded_bytes() as usize;
         }
-        Ok(Artifact {
+        let artifact = Artifact {
             path: path.to_owned(),
             map,
             header,
-        })
+            ranges,
+        };
+        Ok((file, artifact))
     }
 
     /// Reads just the header of any artifact (no checksum check).
     pub fn peek_header(path: &Path) -> Result<Header, ArtifactError> {
-        use std::io::Read;
+        let file = File::open(path).map_err(|e| ArtifactError::io(path, e))?;
         let mut buf = [0u8; HEADER_LEN];
-        let mut f = File::open(path).map_err(|e| ArtifactError::io(path, e))?;
-        let n = f.read(&mut buf).map_err(|e| ArtifactError::io(path, e))?;
+        let mut n = 0;
+        while n < HEADER_LEN {
+            match file.read_at(&mut buf[n..], n as u64) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) => return Err(ArtifactError::io(path, e)),
+            }
+        }
         Header::decode(path, &buf[..n])
     }
 
@@ -456,13 +560,11 @@ impl Artifact {
 
     /// Section `i`, typed. Panics if `T` does not match the stored element size.
     pub fn section<T: Pod>(&self, i: usize) -> &[T] {
-        let mut start = HEADER_LEN;
-        for s in &self.header.sections[..i] {
-            start += s.padded_bytes() as usize;
-        }
-        let s = self.header.sections[i];
-        assert_eq!(s.elem_size as usize, std::mem::size_of::<T>());
-        bytemuck::cast_slice(&self.map[start..start + (s.elem_size as u64 * s.len) as usize])
+        assert_eq!(
+            self.header.sections[i].elem_size as usize,
+            std::mem::size_of::<T>()
+        );
+        bytemuck::cast_slice(&self.map[self.ranges[i].clone()])
     }
 }
 
@@ -471,7 +573,7 @@ mod tests {
     use super::*;
 
     fn write_sample(path: &Path) -> Header {
-        let mut w = ArtifactWriter::create(
+        let w = ArtifactWriter::create(
             path,
             "sample",
             42,
@@ -479,16 +581,10 @@ mod tests {
             &[Section::of::<u64>(1000), Section::of::<u16>(7)],
         )
         .unwrap();
-        {
-            let mut s = w.sections_mut();
-            let (a, b) = s.split_at_mut(1);
-            let a: &mut [u64] = cast_mut(a[0]);
-            let b: &mut [u16] = cast_mut(b[0]);
-            for (i, x) in a.iter_mut().enumerate() {
-                *x = i as u64 * 3;
-            }
-            b.fill(9);
-        }
+        let a: Vec<u64> = (0..1000).map(|i| i * 3).collect();
+        w.write(0, 0, &a[..500]).unwrap();
+        w.write(0, 500, &a[500..]).unwrap();
+        w.write(1, 0, &[9u16; 7]).unwrap();
         w.finish().unwrap()
     }
 

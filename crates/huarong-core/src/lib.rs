@@ -6,7 +6,7 @@ pub mod progress;
 pub mod puzzle;
 pub mod stage;
 
-pub use artifact::{Artifact, ArtifactError, ArtifactWriter, Expect, Fingerprint, Section};
+pub use artifact::{Artifact, ArtifactError, ArtifactWriter, Expect, Fingerprint, Header, Section};
 pub use progress::{Progress, Reporter};
 pub use puzzle::{DistanceSources, Puzzle, metric_index};
 pub use stage::{Outcome, StageError, reuse_or_build};

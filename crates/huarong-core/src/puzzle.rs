@@ -63,6 +63,13 @@ pub trait Puzzle: Sync {
         DistanceSources::Goals
     }
 
+    /// The number of distinct neighbours of state `index`, if the puzzle knows it without
+    /// generating them (the graph stage then skips a generation pass). `None` by default.
+    fn distinct_degree(&self, index: u64, code: u64, metric: usize) -> Option<usize> {
+        let _ = (index, code, metric);
+        None
+    }
+
     /// Appends the dense indices of the neighbours of state `index` (whose code is `code`).
     ///
     /// `lookup` maps a code to its dense index. The default generates successor codes and looks

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::artifact::{Artifact, ArtifactError, Expect};
+use crate::artifact::{Artifact, ArtifactError, Expect, Header};
 
 /// How a stage's artifact came to be.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,12 +35,13 @@ pub enum StageError {
 }
 
 /// Opens the artifact at `path` if it verifies against `expect` (and `force` is off); otherwise
-/// runs `build`, which must write it atomically, and opens the result.
+/// runs `build`, which must write it atomically and return the header it wrote, and opens the
+/// result.
 pub fn reuse_or_build(
     path: &Path,
     expect: Expect<'_>,
     force: bool,
-    build: impl FnOnce(&Path) -> Result<(), StageError>,
+    build: impl FnOnce(&Path) -> Result<Header, StageError>,
 ) -> Result<(Artifact, Outcome), StageError> {
     let outcome = if force {
         Outcome::Built
@@ -55,6 +56,6 @@ pub fn reuse_or_build(
             Err(e) => Outcome::Rebuilt(e.to_string()),
         }
     };
-    build(path)?;
-    Ok((Artifact::open(path, expect)?, outcome))
+    let written = build(path)?;
+    Ok((Artifact::open_written(path, &written)?, outcome))
 }

@@ -32,6 +32,10 @@ enum Command {
         /// Write outputs here instead of the pipeline's `output`.
         #[arg(long, short)]
         output: Option<PathBuf>,
+        /// fsync every artifact before renaming it into place (durable across power loss;
+        /// without it a torn artifact is still detected by its checksum and rebuilt).
+        #[arg(long)]
+        fsync: bool,
     },
 }
 
@@ -53,7 +57,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             force,
             quiet,
             output,
+            fsync,
         } => {
+            huarong_core::artifact::set_durable(fsync);
             let p = Pipeline::load(&pipeline)?;
             let opts = RunOptions {
                 force,
@@ -72,16 +78,7 @@ fn print_report(report: &RunReport) {
     println!("pipeline {} -> {}", report.name, report.output.display());
     println!(
         "{:<22} {:>10} {:>6} {:>11} {:>11} {:>9} {:>6} {:>11} {:>6} {:>9}",
-        "space",
-        "metric",
-        "",
-        "states",
-        "edges",
-        "comps",
-        "goalc",
-        "solvable",
-        "maxd",
-        "at maxd"
+        "space", "metric", "", "states", "edges", "comps", "goalc", "solvable", "maxd", "at maxd"
     );
     for s in &report.spaces {
         println!(

@@ -387,6 +387,14 @@ impl Puzzle for Labeled {
         notation::render_labeled(&self.board_of(code).expect("valid code"))
     }
 
+    /// Distinct moves lead to distinct positions (a piece cannot land where another one stands),
+    /// so a labeled state has exactly as many neighbours as its canonical state has moves.
+    fn distinct_degree(&self, index: u64, _code: u64, metric: usize) -> Option<usize> {
+        let lift = self.lift(Metric::from_index(metric));
+        let c = (index / self.per_canonical as u64) as usize;
+        Some((lift.offsets[c + 1] - lift.offsets[c]) as usize)
+    }
+
     /// Labeled moves are unlabeled moves with the moved kind's labels shifted: one table lookup
     /// per edge instead of decoding, moving and re-ranking a board.
     fn neighbor_indices(

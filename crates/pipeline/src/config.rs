@@ -101,7 +101,10 @@ impl Pipeline {
         let piece_sets = h
             .piece_sets
             .iter()
-            .map(|s| s.parse::<PieceSet>().map_err(|e| format!("[huarong] piece_sets: {e}")))
+            .map(|s| {
+                s.parse::<PieceSet>()
+                    .map_err(|e| format!("[huarong] piece_sets: {e}"))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let metrics = h
             .metrics

@@ -92,7 +92,10 @@ impl Timer<'_> {
         let (value, outcome) = f()?;
         let seconds = t.elapsed().as_secs_f64();
         if self.opts.log {
-            eprintln!("  {:<34} {:<9} {seconds:>8.3} s  {outcome}", self.space, stage);
+            eprintln!(
+                "  {:<34} {:<9} {seconds:>8.3} s  {outcome}",
+                self.space, stage
+            );
         }
         self.log.push(StageLog {
             stage: stage.to_owned(),
@@ -134,10 +137,23 @@ pub fn run_space<P: Puzzle + ?Sized>(
         let name = puzzle.metrics()[m];
         let label = format!("{space_id} {name}");
         let csr = timer.time(&format!("graph {name}"), || {
-            graph::run(puzzle, &states, m, &dir.join(files::graph(name)), force, reporter)
+            graph::run(
+                puzzle,
+                &states,
+                m,
+                &dir.join(files::graph(name)),
+                force,
+                reporter,
+            )
         })?;
         let comps = timer.time(&format!("comps {name}"), || {
-            components::run(&csr, &dir.join(files::components(name)), &label, force, reporter)
+            components::run(
+                &csr,
+                &dir.join(files::components(name)),
+                &label,
+                force,
+                reporter,
+            )
         })?;
         let dists = timer.time(&format!("dist {name}"), || {
             distances::run(
@@ -168,7 +184,11 @@ pub fn run_space<P: Puzzle + ?Sized>(
 
 /// Which states are goals.
 pub fn goal_mask<P: Puzzle + ?Sized>(puzzle: &P, states: &StateTable) -> Vec<bool> {
-    states.codes().par_iter().map(|&c| puzzle.is_goal(c)).collect()
+    states
+        .codes()
+        .par_iter()
+        .map(|&c| puzzle.is_goal(c))
+        .collect()
 }
 
 /// The summary statistics of one metric.

@@ -66,7 +66,10 @@ fn assert_metrics_nest(dist: &[Vec<u16>]) {
         let finite = step != UNREACHABLE;
         assert_eq!(finite, straight != UNREACHABLE, "state {i}");
         assert_eq!(finite, piece != UNREACHABLE, "state {i}");
-        assert!(piece <= straight && straight <= step, "state {i}: {piece} {straight} {step}");
+        assert!(
+            piece <= straight && straight <= step,
+            "state {i}: {piece} {straight} {step}"
+        );
     }
 }
 
@@ -113,7 +116,10 @@ fn labeled_classic_agrees_with_unlabeled() {
             if canon[c as usize] == u32::MAX {
                 canon[c as usize] = k;
             }
-            assert_eq!(canon[c as usize], k, "labeled component {c} spans two canonical ones");
+            assert_eq!(
+                canon[c as usize], k,
+                "labeled component {c} spans two canonical ones"
+            );
         }
         // Distance is mirror-invariant on the labeled space too.
         assert!((0..l.len() as u32).into_par_iter().all(|i| {
