@@ -30,10 +30,15 @@ const BOTTOM_UP_DIVISOR: usize = 24;
 
 /// The fingerprint of the distances over `csr` from `puzzle`'s sources.
 pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P, states: &StateTable, csr: &Csr) -> u64 {
+    fingerprint_of(puzzle.distance_sources(), states, csr)
+}
+
+/// [`fingerprint`] from the kind of sources alone.
+pub fn fingerprint_of(sources: DistanceSources, states: &StateTable, csr: &Csr) -> u64 {
     Fingerprint::new("distances", VERSION)
         .add_u64(states.checksum())
         .add_u64(csr.checksum())
-        .add_str(match puzzle.distance_sources() {
+        .add_str(match sources {
             DistanceSources::Goals => "goals",
             DistanceSources::Starts => "starts",
         })
@@ -53,9 +58,14 @@ impl Distances {
         states: &StateTable,
         csr: &Csr,
     ) -> Result<Self, StageError> {
+        Self::open_with(path, fingerprint(puzzle, states, csr))
+    }
+
+    /// Opens and verifies a distance table that must carry `fingerprint`.
+    pub fn open_with(path: &Path, fingerprint: u64) -> Result<Self, StageError> {
         let expect = Expect {
             kind: KIND,
-            fingerprint: Some(fingerprint(puzzle, states, csr)),
+            fingerprint: Some(fingerprint),
         };
         Ok(Distances {
             artifact: Artifact::open(path, expect)?,

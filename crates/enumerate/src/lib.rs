@@ -21,9 +21,14 @@ const CHUNK: u64 = 1 << 16;
 
 /// The fingerprint a state table of `puzzle` must carry.
 pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P) -> u64 {
+    fingerprint_of(puzzle.name(), &puzzle.space_id())
+}
+
+/// [`fingerprint`] from the puzzle's name and space id alone.
+pub fn fingerprint_of(name: &str, space_id: &str) -> u64 {
     Fingerprint::new("enumerate", VERSION)
-        .add_str(puzzle.name())
-        .add_str(&puzzle.space_id())
+        .add_str(name)
+        .add_str(space_id)
         .finish()
 }
 
@@ -36,9 +41,14 @@ pub struct StateTable {
 impl StateTable {
     /// Opens and verifies the state table of `puzzle` at `path`.
     pub fn open<P: Puzzle + ?Sized>(path: &Path, puzzle: &P) -> Result<Self, StageError> {
+        Self::open_with(path, fingerprint(puzzle))
+    }
+
+    /// Opens and verifies a state table that must carry `fingerprint`.
+    pub fn open_with(path: &Path, fingerprint: u64) -> Result<Self, StageError> {
         let expect = Expect {
             kind: KIND,
-            fingerprint: Some(fingerprint(puzzle)),
+            fingerprint: Some(fingerprint),
         };
         Ok(StateTable {
             artifact: Artifact::open(path, expect)?,

@@ -31,10 +31,20 @@ const CHUNK: usize = 1 << 14;
 
 /// The fingerprint of the graph of `puzzle` in `metric` built over `states`.
 pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P, metric: usize, states: &StateTable) -> u64 {
+    fingerprint_of(
+        puzzle.name(),
+        &puzzle.space_id(),
+        puzzle.metrics()[metric],
+        states,
+    )
+}
+
+/// [`fingerprint`] from the puzzle's name, space id and metric name.
+pub fn fingerprint_of(name: &str, space_id: &str, metric: &str, states: &StateTable) -> u64 {
     Fingerprint::new("graph", VERSION)
-        .add_str(puzzle.name())
-        .add_str(&puzzle.space_id())
-        .add_str(puzzle.metrics()[metric])
+        .add_str(name)
+        .add_str(space_id)
+        .add_str(metric)
         .add_u64(states.checksum())
         .finish()
 }
@@ -54,13 +64,18 @@ impl Csr {
         metric: usize,
         states: &StateTable,
     ) -> Result<Self, StageError> {
+        Self::open_with(path, fingerprint(puzzle, metric, states), puzzle.directed())
+    }
+
+    /// Opens and verifies a graph that must carry `fingerprint`.
+    pub fn open_with(path: &Path, fingerprint: u64, directed: bool) -> Result<Self, StageError> {
         let expect = Expect {
             kind: KIND,
-            fingerprint: Some(fingerprint(puzzle, metric, states)),
+            fingerprint: Some(fingerprint),
         };
         Ok(Csr {
             artifact: Artifact::open(path, expect)?,
-            directed: puzzle.directed(),
+            directed,
         })
     }
 

@@ -265,6 +265,21 @@ fn combine(payload_len: u64, hashes: &[u64]) -> u64 {
     h.digest()
 }
 
+/// xxh3 of a whole file's contents, streamed.
+pub fn hash_file(path: &Path) -> io::Result<u64> {
+    use std::io::Read;
+    let mut f = File::open(path)?;
+    let mut h = Xxh3::new();
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            return Ok(h.digest());
+        }
+        h.update(&buf[..n]);
+    }
+}
+
 static DURABLE: AtomicBool = AtomicBool::new(false);
 
 /// Whether writers `fsync` an artifact (and its folder) before and after renaming it into place.

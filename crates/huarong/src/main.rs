@@ -1,11 +1,12 @@
 //! `huarong`: a thin command line over the pipeline crates.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use huarong_core::Reporter;
+use klotski::Metric;
 use pipeline::{Pipeline, RunOptions, RunReport};
 
 /// Graph analysis of sliding-block and search puzzles: enumerate every position, build the move
@@ -36,6 +37,27 @@ enum Command {
         /// without it a torn artifact is still detected by its checksum and rebuilt).
         #[arg(long)]
         fsync: bool,
+    },
+    /// An optimal solution for any Huarong Dao layout of any piece set.
+    ///
+    /// Prints the number of moves, then the path (one layout per line, start first). Uses the
+    /// pipeline's distance tables when they exist under --tables, otherwise searches cold.
+    /// Exit status: 0 solved, 1 unsolvable, 2 invalid layout or unreadable tables.
+    Solve {
+        /// The layout, e.g. VCCV/VCCV/VHHV/VSSV/S..S (labeled layouts give labeled paths).
+        layout: String,
+        /// Move metric.
+        #[arg(long, default_value = "piece", value_parser = ["step", "straight", "piece"])]
+        metric: String,
+        /// Print {"layout", "metric", "moves", "path"} as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Where to look for distance tables (<DIR>/<piece set>-unlabeled/).
+        #[arg(long, default_value = "outputs/huarong")]
+        tables: PathBuf,
+        /// Never use tables: always search.
+        #[arg(long)]
+        cold: bool,
     },
 }
 
@@ -68,37 +90,119 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             let report = pipeline::run_pipeline(&p, output.as_deref(), opts)
                 .with_context(|| format!("running pipeline {}", pipeline.display()))?;
-            print_report(&report);
+            emit(&format_report(&report))?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Solve {
+            layout,
+            metric,
+            json,
+            tables,
+            cold,
+        } => solve(&layout, &metric, json, (!cold).then_some(tables.as_path())),
     }
 }
 
-fn print_report(report: &RunReport) {
-    println!("pipeline {} -> {}", report.name, report.output.display());
-    println!(
-        "{:<22} {:>10} {:>6} {:>11} {:>11} {:>9} {:>6} {:>11} {:>6} {:>9}",
-        "space", "metric", "", "states", "edges", "comps", "goalc", "solvable", "maxd", "at maxd"
-    );
-    for s in &report.spaces {
-        println!(
-            "{:<22} {:>10} {:>6} {:>11} {:>11}   goal states: {}",
-            s.space_id, "", "", s.states, "", s.goal_states
+fn solve(
+    layout: &str,
+    metric: &str,
+    json: bool,
+    tables: Option<&Path>,
+) -> anyhow::Result<ExitCode> {
+    let parsed = match klotski::parse(layout) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: invalid layout {layout:?}: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let metric = Metric::from_name(metric).expect("clap checked the metric");
+    let solution = pipeline::solve::solve(&parsed.board, metric, tables)
+        .context("reading the distance tables")?;
+    let render = |b: &klotski::Board| {
+        if parsed.labeled {
+            klotski::render_labeled(b)
+        } else {
+            klotski::render(b)
+        }
+    };
+    let Some(path) = solution.path else {
+        eprintln!(
+            "{} cannot reach the goal in the {} metric",
+            render(&parsed.board),
+            metric.name()
         );
+        return Ok(ExitCode::from(1));
+    };
+    let moves = path.len() - 1;
+    let layouts: Vec<String> = path.iter().map(render).collect();
+    let text = if json {
+        let v = serde_json::json!({
+            "layout": render(&parsed.board),
+            "metric": metric.name(),
+            "moves": moves,
+            "path": layouts,
+        });
+        format!("{v}\n")
+    } else {
+        format!("{moves}\n{}\n", layouts.join("\n"))
+    };
+    emit(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes to stdout; a closed pipe (e.g. `| head`) is not an error.
+fn emit(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
+fn format_report(report: &RunReport) -> String {
+    let mut out = format!("pipeline {} -> {}\n", report.name, report.output.display());
+    let row = |cells: [&str; 10]| {
+        format!(
+            "{:<18} {:<8} {:>10} {:>9} {:>10} {:>7} {:>6} {:>10} {:>5} {:>7}\n",
+            cells[0],
+            cells[1],
+            cells[2],
+            cells[3],
+            cells[4],
+            cells[5],
+            cells[6],
+            cells[7],
+            cells[8],
+            cells[9]
+        )
+    };
+    out += &row([
+        "space", "metric", "states", "goals", "edges", "comps", "goalc", "solvable", "maxd",
+        "at maxd",
+    ]);
+    for s in &report.spaces {
         for m in &s.metrics {
-            println!(
-                "{:<22} {:>10} {:>6} {:>11} {:>11} {:>9} {:>6} {:>11} {:>6} {:>9}",
-                "",
-                m.metric,
-                "",
-                "",
-                m.edges,
-                m.components,
-                m.goal_components,
-                m.solvable_states,
-                m.max_distance,
-                m.max_distance_states
-            );
+            out += &row([
+                &s.space_id,
+                &m.metric,
+                &s.states.to_string(),
+                &s.goal_states.to_string(),
+                &m.edges.to_string(),
+                &m.components.to_string(),
+                &m.goal_components.to_string(),
+                &m.solvable_states.to_string(),
+                &m.max_distance.to_string(),
+                &m.max_distance_states.to_string(),
+            ]);
         }
     }
+    out += &format!(
+        "parquet tables ({}, {:.2} s):\n",
+        report.export_outcome, report.export_seconds
+    );
+    for (name, size) in &report.tables {
+        out += &format!("  {name:<40} {size:>12} bytes\n");
+    }
+    out
 }

@@ -8,8 +8,10 @@
 //!   [`huarong_core::Puzzle`].
 
 pub mod board;
+pub mod named;
 pub mod notation;
 pub mod perm;
+pub mod solve;
 pub mod space;
 
 pub use board::{Board, Kind, Metric, Move, Piece, PieceSet, PieceSetError};

@@ -3,13 +3,16 @@
 //! concrete puzzles meet them.
 
 pub mod config;
+pub mod manifest;
 pub mod run;
+pub mod solve;
+pub mod tables;
 
 use std::path::{Path, PathBuf};
 
 pub use config::{ConfigError, HuarongConfig, Pipeline, PuzzleConfig, SpaceKind};
 use huarong_core::{Puzzle, StageError};
-use klotski::{Labeled, Unlabeled};
+use klotski::{Labeled, PieceSet, Unlabeled};
 pub use run::{MetricStats, RunOptions, SpaceReport, StageLog, run_space};
 
 /// Why a pipeline run failed.
@@ -21,6 +24,14 @@ pub enum PipelineError {
     Stage(#[from] StageError),
     #[error(transparent)]
     Space(#[from] klotski::SpaceError),
+    #[error(transparent)]
+    Export(#[from] tables::ExportError),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// The result of a whole pipeline run.
@@ -29,6 +40,10 @@ pub struct RunReport {
     pub name: String,
     pub output: PathBuf,
     pub spaces: Vec<SpaceReport>,
+    /// Parquet files written (or verified and reused) with their sizes in bytes.
+    pub tables: Vec<(String, u64)>,
+    pub export_outcome: huarong_core::Outcome,
+    pub export_seconds: f64,
 }
 
 /// Runs every stage of `pipeline` into `output` (the pipeline's own output folder if `None`).
@@ -38,14 +53,231 @@ pub fn run_pipeline(
     opts: RunOptions,
 ) -> Result<RunReport, PipelineError> {
     let output = output.unwrap_or(&pipeline.output).to_owned();
-    let spaces = match &pipeline.puzzle {
-        PuzzleConfig::Huarong(h) => run_huarong(h, &output, opts)?,
-    };
-    Ok(RunReport {
-        name: pipeline.name.clone(),
-        output,
-        spaces,
-    })
+    std::fs::create_dir_all(&output).map_err(|source| PipelineError::Io {
+        path: output.clone(),
+        source,
+    })?;
+    match &pipeline.puzzle {
+        PuzzleConfig::Huarong(h) => {
+            let spaces = run_huarong(h, &output, opts)?;
+            let t = std::time::Instant::now();
+            let (tables, export_outcome) = export_huarong(h, &spaces, &output, opts)?;
+            let export_seconds = t.elapsed().as_secs_f64();
+            if opts.log {
+                eprintln!(
+                    "  {:<22} {:<15} {export_seconds:>8.3} s  {export_outcome}",
+                    "parquet", "export"
+                );
+            }
+            Ok(RunReport {
+                name: pipeline.name.clone(),
+                output,
+                spaces,
+                tables,
+                export_outcome,
+                export_seconds,
+            })
+        }
+    }
+}
+
+/// Most `farthest` records per piece set and metric (the summary counts them all).
+pub const FARTHEST_CAP: usize = 100;
+
+fn export_huarong(
+    config: &HuarongConfig,
+    spaces: &[SpaceReport],
+    output: &Path,
+    opts: RunOptions,
+) -> Result<(Vec<(String, u64)>, huarong_core::Outcome), PipelineError> {
+    use huarong_core::Fingerprint;
+    let metrics: Vec<usize> = config.metrics.iter().map(|&m| m as usize).collect();
+
+    // Records need the unlabeled space of every named layout's piece set and of every piece
+    // set of the pipeline; build the missing ones (they are small).
+    let mut record_sets: Vec<PieceSet> = config.piece_sets.clone();
+    for (_, layout) in klotski::named::LAYOUTS {
+        let set = klotski::parse(layout)
+            .expect("named layouts parse")
+            .board
+            .piece_set();
+        if !record_sets.contains(&set) {
+            record_sets.push(set);
+        }
+    }
+    let mut record_spaces = Vec::new();
+    for &set in &record_sets {
+        let u = Unlabeled::new(set);
+        let dir = output.join(u.space_id());
+        let report = match spaces.iter().find(|s| s.dir == dir) {
+            Some(r) => r.clone(),
+            None => run_space(&u, &dir, &metrics, opts)?,
+        };
+        record_spaces.push((u, report));
+    }
+
+    let mut fp = Fingerprint::new("export", 1);
+    for s in spaces.iter().chain(record_spaces.iter().map(|(_, r)| r)) {
+        fp.add_str(&s.space_id)
+            .add_u64(manifest::space_checksum(s)?);
+    }
+    let fingerprint = fp.finish();
+    let manifest_path = output.join(manifest::FILE);
+    if !opts.force {
+        match manifest::verify(&manifest_path, fingerprint) {
+            Ok(tables) => return Ok((tables, huarong_core::Outcome::Reused)),
+            Err(manifest::Unusable::Missing) => {}
+            Err(manifest::Unusable::Invalid(why)) => {
+                return write_huarong_tables(config, spaces, &record_spaces, output, fingerprint)
+                    .map(|t| (t, huarong_core::Outcome::Rebuilt(why)));
+            }
+        }
+    }
+    write_huarong_tables(config, spaces, &record_spaces, output, fingerprint)
+        .map(|t| (t, huarong_core::Outcome::Built))
+}
+
+fn write_huarong_tables(
+    config: &HuarongConfig,
+    spaces: &[SpaceReport],
+    record_spaces: &[(Unlabeled, SpaceReport)],
+    output: &Path,
+    fingerprint: u64,
+) -> Result<Vec<(String, u64)>, PipelineError> {
+    use tables::Record;
+    let metrics: Vec<usize> = config.metrics.iter().map(|&m| m as usize).collect();
+    let mut tables = Vec::new();
+    let mut dist_hist = Vec::new();
+    let mut deg_hist = Vec::new();
+    for report in spaces {
+        let set: PieceSet = report.piece_set.parse().expect("piece set of a run");
+        let unlabeled = Unlabeled::new(set);
+        let (name_states, name_comps) = (
+            format!("states-{}.parquet", report.space_id),
+            format!("components-{}.parquet", report.space_id),
+        );
+        let mut write_space = |p: &dyn PuzzleExport| -> Result<(), PipelineError> {
+            let open = p.open(&report.dir, &metrics)?;
+            let goals = run::goal_mask(p.puzzle(), &open.states);
+            let size = tables::write_states(
+                p.puzzle(),
+                &open,
+                &goals,
+                p.columns(),
+                &output.join(&name_states),
+            )?;
+            tables.push((name_states.clone(), size));
+            let size =
+                tables::write_components(p.puzzle(), &open, &goals, &output.join(&name_comps))?;
+            tables.push((name_comps.clone(), size));
+            let (d, g) = tables::histograms(report, &open);
+            dist_hist.push(d);
+            deg_hist.push(g);
+            Ok(())
+        };
+        if report.labeled {
+            let labeled = Labeled::over(unlabeled)?;
+            write_space(&labeled)?;
+        } else {
+            write_space(&unlabeled)?;
+        }
+    }
+    for (name, tabs) in [
+        ("distance_histogram.parquet", dist_hist),
+        ("degree_histogram.parquet", deg_hist),
+    ] {
+        let size = tables::write_tables(tabs, &output.join(name))?;
+        tables.push((name.to_owned(), size));
+    }
+    let size = tables::write_summary(spaces, &output.join("summary.parquet"))?;
+    tables.push(("summary.parquet".to_owned(), size));
+
+    // Records: the named layouts, then the farthest positions of the pipeline's piece sets.
+    let mut records: Vec<Record> = Vec::new();
+    let opened: Vec<tables::OpenSpace> = record_spaces
+        .iter()
+        .map(|(u, r)| tables::OpenSpace::open(u, &r.dir, &metrics))
+        .collect::<Result<_, _>>()?;
+    let find = |set: PieceSet| record_spaces.iter().position(|(u, _)| u.piece_set() == set);
+    for (name, layout) in klotski::named::LAYOUTS {
+        let board = klotski::parse(layout).expect("named layouts parse").board;
+        let k = find(board.piece_set()).expect("record space built above");
+        let u = &record_spaces[k].0;
+        let i = u.index_of_board(&board).expect("a layout is in its space") as usize;
+        for m in &opened[k].metrics {
+            let c = m.components.ids()[i];
+            records.push(Record {
+                name: (*name).to_owned(),
+                layout: (*layout).to_owned(),
+                piece_set: u.piece_set().to_string(),
+                metric: m.name.clone(),
+                moves: (m.distances.values()[i] != huarong_core::UNREACHABLE)
+                    .then_some(m.distances.values()[i] as u32),
+                component_size: m.components.sizes()[c as usize],
+            });
+        }
+    }
+    for &set in &config.piece_sets {
+        let k = find(set).expect("record space built above");
+        let u = &record_spaces[k].0;
+        for m in &opened[k].metrics {
+            for i in run::farthest(m.distances.values())
+                .into_iter()
+                .take(FARTHEST_CAP)
+            {
+                let c = m.components.ids()[i as usize];
+                records.push(Record {
+                    name: "farthest".to_owned(),
+                    layout: klotski::render(&u.board(i)),
+                    piece_set: set.to_string(),
+                    metric: m.name.clone(),
+                    moves: Some(m.distances.values()[i as usize] as u32),
+                    component_size: m.components.sizes()[c as usize],
+                });
+            }
+        }
+    }
+    let size = tables::write_records(&records, &output.join("records.parquet"))?;
+    tables.push(("records.parquet".to_owned(), size));
+    manifest::write(&output.join(manifest::FILE), fingerprint, output, &tables)?;
+    Ok(tables)
+}
+
+/// What the export needs of a Huarong Dao space, object-safe so both spaces share one path.
+trait PuzzleExport {
+    fn puzzle(&self) -> &dyn Puzzle;
+    fn columns(&self) -> tables::StateColumns;
+    fn open(&self, dir: &Path, metrics: &[usize]) -> Result<tables::OpenSpace, StageError>;
+}
+
+impl PuzzleExport for Unlabeled {
+    fn puzzle(&self) -> &dyn Puzzle {
+        self
+    }
+
+    fn columns(&self) -> tables::StateColumns {
+        tables::StateColumns::Layout
+    }
+
+    fn open(&self, dir: &Path, metrics: &[usize]) -> Result<tables::OpenSpace, StageError> {
+        tables::OpenSpace::open(self, dir, metrics)
+    }
+}
+
+impl PuzzleExport for Labeled {
+    fn puzzle(&self) -> &dyn Puzzle {
+        self
+    }
+
+    fn columns(&self) -> tables::StateColumns {
+        tables::StateColumns::Canonical {
+            per: self.per_canonical() as u64,
+        }
+    }
+
+    fn open(&self, dir: &Path, metrics: &[usize]) -> Result<tables::OpenSpace, StageError> {
+        tables::OpenSpace::open(self, dir, metrics)
+    }
 }
 
 fn run_huarong(

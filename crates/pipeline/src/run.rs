@@ -93,7 +93,7 @@ impl Timer<'_> {
         let seconds = t.elapsed().as_secs_f64();
         if self.opts.log {
             eprintln!(
-                "  {:<34} {:<9} {seconds:>8.3} s  {outcome}",
+                "  {:<22} {:<15} {seconds:>8.3} s  {outcome}",
                 self.space, stage
             );
         }

@@ -1,0 +1,122 @@
+//! Optimal solutions without precomputed tables: a breadth-first search from the start.
+//!
+//! The search runs over unlabeled positions (labels never change which moves exist) while
+//! carrying the labeled boards along, so a labeled start gets a labeled path.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::board::{Board, Metric};
+
+/// A multiplicative hasher for the `u64` codes (they are already well spread).
+#[derive(Default)]
+struct CodeHasher(u64);
+
+impl Hasher for CodeHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (x ^ (x >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type CodeMap<V> = HashMap<u64, V, BuildHasherDefault<CodeHasher>>;
+
+/// A shortest path from `start` to a goal position in `metric` (start first), or `None` if no
+/// goal is reachable.
+pub fn solve(start: &Board, metric: Metric) -> Option<Vec<Board>> {
+    const ROOT: u64 = u64::MAX;
+    let mut parent: CodeMap<(u64, Board)> = CodeMap::default();
+    parent.insert(start.code(), (ROOT, *start));
+    let mut frontier = vec![*start];
+    let mut moves = Vec::new();
+    let mut goal = start.is_goal().then_some(start.code());
+    while goal.is_none() && !frontier.is_empty() {
+        let mut next = Vec::new();
+        'level: for board in &frontier {
+            moves.clear();
+            board.moves(metric, &mut moves);
+            let from = board.code();
+            for mv in &moves {
+                let b = board.apply(mv);
+                let code = b.code();
+                if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(code) {
+                    e.insert((from, b));
+                    if b.is_goal() {
+                        goal = Some(code);
+                        break 'level;
+                    }
+                    next.push(b);
+                }
+            }
+        }
+        frontier = next;
+    }
+    let mut path = Vec::new();
+    let mut at = goal?;
+    while at != ROOT {
+        let (p, b) = parent[&at];
+        path.push(b);
+        at = p;
+    }
+    path.reverse();
+    Some(path)
+}
+
+/// Whether `b` is one move away from `a` in `metric` (labels included).
+pub fn is_move(a: &Board, b: &Board, metric: Metric) -> bool {
+    let mut moves = Vec::new();
+    a.moves(metric, &mut moves);
+    moves.iter().any(|m| a.apply(m) == *b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse;
+
+    #[test]
+    fn hengdao_lima() {
+        let start = parse("VCCV/VCCV/VHHV/VSSV/S..S").unwrap().board;
+        let expected = [
+            (Metric::Step, 116),
+            (Metric::Straight, 90),
+            (Metric::Piece, 81),
+        ];
+        for (metric, moves) in expected {
+            let path = solve(&start, metric).unwrap();
+            assert_eq!(path.len(), moves + 1, "{metric:?}");
+            assert_eq!(path[0], start);
+            assert!(path.last().unwrap().is_goal());
+            assert!(path.windows(2).all(|w| is_move(&w[0], &w[1], metric)));
+        }
+    }
+
+    #[test]
+    fn labeled_paths_keep_labels() {
+        let start = parse("1CC2/1CC2/3HH4/3ab4/c..d").unwrap().board;
+        let path = solve(&start, Metric::Piece).unwrap();
+        assert_eq!(path.len(), 82);
+        assert!(
+            path.windows(2)
+                .all(|w| is_move(&w[0], &w[1], Metric::Piece))
+        );
+    }
+
+    #[test]
+    fn goal_start_and_unsolvable() {
+        let goal = parse("VSSV/VHHV/S..S/VCCV/VCCV").unwrap().board;
+        assert_eq!(solve(&goal, Metric::Step).unwrap().len(), 1);
+        // Two full rows of vertical generals wall Cao Cao in at the top.
+        let stuck = parse("CC.S/CCHH/VVVV/VVVV/.SSS").unwrap().board;
+        assert!(solve(&stuck, Metric::Piece).is_none());
+    }
+}

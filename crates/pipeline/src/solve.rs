@@ -1,0 +1,118 @@
+//! `huarong solve`: an optimal solution for any layout, from the pipeline's distance tables when
+//! they exist (greedy descent along decreasing distance), otherwise by a cold search.
+
+use std::path::{Path, PathBuf};
+
+use distances::Distances;
+use enumerate::StateTable;
+use graph::Csr;
+use huarong_core::{DistanceSources, StageError, UNREACHABLE};
+use klotski::solve::solve as cold_solve;
+use klotski::{Board, Metric};
+
+use crate::run::files;
+
+/// How a solution was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Method {
+    /// Descent along the distance table in this folder.
+    Tables(PathBuf),
+    /// Breadth-first search from the layout.
+    Cold,
+}
+
+/// A shortest path (start first) and how it was found; `path` is `None` when no goal is
+/// reachable.
+#[derive(Debug, Clone)]
+pub struct Solution {
+    pub path: Option<Vec<Board>>,
+    pub method: Method,
+}
+
+/// The distance table of the unlabeled space of `board`'s piece set in `metric`, if `root`
+/// holds a verified one.
+#[derive(Debug)]
+pub struct DistanceTables {
+    dir: PathBuf,
+    states: StateTable,
+    distances: Distances,
+}
+
+impl DistanceTables {
+    /// Opens `root/<set>-unlabeled/` for `metric`: `Ok(None)` when the tables are absent, an
+    /// error when they are there but corrupt or stale.
+    pub fn open(root: &Path, board: &Board, metric: Metric) -> Result<Option<Self>, StageError> {
+        let space_id = format!("{}-unlabeled", board.piece_set());
+        let dir = root.join(&space_id);
+        let name = metric.name();
+        let paths = [
+            dir.join(files::STATES),
+            dir.join(files::graph(name)),
+            dir.join(files::distances(name)),
+        ];
+        if !paths.iter().all(|p| p.exists()) {
+            return Ok(None);
+        }
+        let states =
+            StateTable::open_with(&paths[0], enumerate::fingerprint_of("huarong", &space_id))?;
+        let csr = Csr::open_with(
+            &paths[1],
+            graph::fingerprint_of("huarong", &space_id, name, &states),
+            false,
+        )?;
+        let fp = distances::fingerprint_of(DistanceSources::Goals, &states, &csr);
+        let distances = Distances::open_with(&paths[2], fp)?;
+        Ok(Some(DistanceTables {
+            dir,
+            states,
+            distances,
+        }))
+    }
+
+    fn distance(&self, board: &Board) -> u16 {
+        match self.states.lookup(board.code()) {
+            Some(i) => self.distances.values()[i as usize],
+            None => UNREACHABLE,
+        }
+    }
+
+    /// Greedy descent: from each position, the first move (in move order) to a position one
+    /// closer to the goal.
+    pub fn solve(&self, start: &Board, metric: Metric) -> Option<Vec<Board>> {
+        let mut d = self.distance(start);
+        if d == UNREACHABLE {
+            return None;
+        }
+        let mut path = vec![*start];
+        let mut moves = Vec::new();
+        while d > 0 {
+            let at = *path.last().expect("path starts non-empty");
+            moves.clear();
+            at.moves(metric, &mut moves);
+            let next = moves
+                .iter()
+                .map(|m| at.apply(m))
+                .find(|b| self.distance(b) == d - 1)
+                .expect("a state at distance d has a neighbour at d - 1");
+            path.push(next);
+            d -= 1;
+        }
+        Some(path)
+    }
+}
+
+/// Solves `start` in `metric`, from the tables under `root` when they are there.
+pub fn solve(start: &Board, metric: Metric, root: Option<&Path>) -> Result<Solution, StageError> {
+    if let Some(root) = root
+        && let Some(tables) = DistanceTables::open(root, start, metric)?
+    {
+        return Ok(Solution {
+            path: tables.solve(start, metric),
+            method: Method::Tables(tables.dir.clone()),
+        });
+    }
+    Ok(Solution {
+        path: cold_solve(start, metric),
+        method: Method::Cold,
+    })
+}
