@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Every check of the project: formatting, lints, and all tests in release mode (one build serves
-# the main job and the tests). Works on a fresh machine with only the Rust toolchain.
+# Every check of the project: formatting, lints, all Rust tests in release mode (one build
+# serves the main job and the tests), then the Python side: a virtualenv with the pinned
+# requirements reads freshly generated Parquet outputs back with polars, duckdb and pyarrow.
+# Works on a fresh machine with only the Rust toolchain and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,3 +12,15 @@ echo "== cargo clippy"
 cargo clippy --release --workspace --all-targets -- -D warnings
 echo "== cargo test (release)"
 cargo test --release --workspace
+
+echo "== python: Parquet outputs read back by polars, duckdb and pyarrow"
+venv="${HUARONG_VENV:-.venv}"
+if [ ! -x "$venv/bin/python" ]; then
+  python3 -m venv "$venv"
+fi
+"$venv/bin/pip" install --quiet --disable-pip-version-check -r notebooks/requirements.txt
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+cargo run --release --quiet -p huarong -- run pipelines/huarong-canonical.toml --quiet \
+  --output "$scratch/huarong-canonical" > /dev/null
+"$venv/bin/python" tests/python/check_outputs.py "$scratch/huarong-canonical"

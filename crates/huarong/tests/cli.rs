@@ -1,0 +1,155 @@
+//! The `huarong` binary as a user runs it: `run`, `solve`, exit codes and `--json`.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use klotski::solve::is_move;
+use klotski::{Metric, parse};
+
+fn huarong(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_huarong"))
+        .args(args)
+        .output()
+        .expect("run huarong")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn pipeline_file() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../pipelines/huarong-canonical.toml")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Checks a printed path: starts at `start`, legal move by move, ends at a goal.
+fn check_path(start: &str, path: &[String], metric: Metric) {
+    let boards: Vec<_> = path.iter().map(|l| parse(l).unwrap().board).collect();
+    assert_eq!(boards[0], parse(start).unwrap().board);
+    assert!(boards.last().unwrap().is_goal());
+    for w in boards.windows(2) {
+        assert!(is_move(&w[0], &w[1], metric), "{:?} -> {:?}", w[0], w[1]);
+    }
+}
+
+#[test]
+fn run_then_solve_from_tables_agrees_with_the_stages() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = huarong(&["run", &pipeline_file(), "--quiet", "--output", out]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("h1v4s4-unlabeled"), "{text}");
+    assert!(text.contains("65880"), "{text}");
+    assert!(text.contains("summary.parquet"), "{text}");
+    for table in ["summary", "records", "states-h1v4s4-unlabeled", "distance_histogram"] {
+        assert!(dir.path().join(format!("{table}.parquet")).exists(), "{table}");
+    }
+
+    // A rerun verifies and reuses everything.
+    let o = huarong(&["run", &pipeline_file(), "--output", out]);
+    assert!(o.status.success());
+    assert!(stderr(&o).contains("verified, reused"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("built"), "{}", stderr(&o));
+
+    // Every named layout of the classic set, in every metric: the solution from tables and the
+    // cold one have the distance the stages computed, and both paths are legal.
+    let space = dir.path().join("h1v4s4-unlabeled");
+    let u = klotski::Unlabeled::new(klotski::PieceSet::CLASSIC);
+    let states = enumerate::StateTable::open(&space.join("states.bin"), &u).unwrap();
+    for (name, layout) in klotski::named::LAYOUTS.iter().take(12) {
+        let i = states.lookup(parse(layout).unwrap().board.code()).unwrap() as usize;
+        for metric in Metric::ALL {
+            let m = metric as usize;
+            let csr = graph::Csr::open(
+                &space.join(format!("graph-{}.csr", metric.name())),
+                &u,
+                m,
+                &states,
+            )
+            .unwrap();
+            let d = distances::Distances::open(
+                &space.join(format!("distances-{}.bin", metric.name())),
+                &u,
+                &states,
+                &csr,
+            )
+            .unwrap()
+            .values()[i];
+            for extra in [["--tables", out], ["--cold", "--json"]] {
+                let mut args = vec!["solve", layout, "--metric", metric.name()];
+                args.extend(extra);
+                let o = huarong(&args);
+                assert!(o.status.success(), "{name} {}", stderr(&o));
+                let text = stdout(&o);
+                let (moves, path): (usize, Vec<String>) = if extra[1] == "--json" {
+                    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+                    assert_eq!(v["layout"], *layout);
+                    assert_eq!(v["metric"], metric.name());
+                    let path = v["path"].as_array().unwrap();
+                    (
+                        v["moves"].as_u64().unwrap() as usize,
+                        path.iter().map(|x| x.as_str().unwrap().to_owned()).collect(),
+                    )
+                } else {
+                    let mut lines = text.lines();
+                    let moves = lines.next().unwrap().parse().unwrap();
+                    (moves, lines.map(str::to_owned).collect())
+                };
+                assert_eq!(moves, d as usize, "{name} {}", metric.name());
+                assert_eq!(path.len(), moves + 1);
+                check_path(layout, &path, metric);
+            }
+        }
+    }
+}
+
+#[test]
+fn hengdao_lima_is_81_moves_and_labeled_paths_keep_labels() {
+    let o = huarong(&["solve", "VCCV/VCCV/VHHV/VSSV/S..S", "--cold"]);
+    assert!(o.status.success());
+    assert_eq!(stdout(&o).lines().next(), Some("81"));
+    let o = huarong(&["solve", "1CC2/1CC2/3HH4/3ab4/c..d", "--cold", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["moves"], 81);
+    let path: Vec<String> = v["path"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_owned())
+        .collect();
+    assert!(path.iter().all(|l| parse(l).unwrap().labeled));
+    check_path("1CC2/1CC2/3HH4/3ab4/c..d", &path, Metric::Piece);
+}
+
+#[test]
+fn exit_codes_name_the_problem() {
+    let o = huarong(&["solve", "CC.S/CCHH/VVVV/VVVV/.SSS", "--cold"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("cannot reach the goal"), "{}", stderr(&o));
+
+    let o = huarong(&["solve", "VCCV/VCCV/VHHV/VSSV/S..X"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("row 5, column 4"), "{}", stderr(&o));
+
+    let o = huarong(&["solve", "VCCV/VCCV/VHHV/VSSV"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("expected 5 rows"), "{}", stderr(&o));
+
+    let o = huarong(&["run", "/nonexistent/pipeline.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/nonexistent/pipeline.toml"), "{}", stderr(&o));
+
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "name = \"x\"\noutput = \"o\"\n[huarong]\npiece_sets = [\"h1v4s4\"]\nspaces = [\"unlabeled\"]\nmetrics = [\"jump\"]\n").unwrap();
+    let o = huarong(&["run", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown metric \"jump\""), "{}", stderr(&o));
+}
