@@ -48,8 +48,16 @@ fn run_then_solve_from_tables_agrees_with_the_stages() {
     assert!(text.contains("h1v4s4-unlabeled"), "{text}");
     assert!(text.contains("65880"), "{text}");
     assert!(text.contains("summary.parquet"), "{text}");
-    for table in ["summary", "records", "states-h1v4s4-unlabeled", "distance_histogram"] {
-        assert!(dir.path().join(format!("{table}.parquet")).exists(), "{table}");
+    for table in [
+        "summary",
+        "records",
+        "states-h1v4s4-unlabeled",
+        "distance_histogram",
+    ] {
+        assert!(
+            dir.path().join(format!("{table}.parquet")).exists(),
+            "{table}"
+        );
     }
 
     // A rerun verifies and reuses everything.
@@ -95,7 +103,9 @@ fn run_then_solve_from_tables_agrees_with_the_stages() {
                     let path = v["path"].as_array().unwrap();
                     (
                         v["moves"].as_u64().unwrap() as usize,
-                        path.iter().map(|x| x.as_str().unwrap().to_owned()).collect(),
+                        path.iter()
+                            .map(|x| x.as_str().unwrap().to_owned())
+                            .collect(),
                     )
                 } else {
                     let mut lines = text.lines();
@@ -132,7 +142,11 @@ fn hengdao_lima_is_81_moves_and_labeled_paths_keep_labels() {
 fn exit_codes_name_the_problem() {
     let o = huarong(&["solve", "CC.S/CCHH/VVVV/VVVV/.SSS", "--cold"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("cannot reach the goal"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot reach the goal"),
+        "{}",
+        stderr(&o)
+    );
 
     let o = huarong(&["solve", "VCCV/VCCV/VHHV/VSSV/S..X"]);
     assert_eq!(o.status.code(), Some(2));
@@ -144,12 +158,20 @@ fn exit_codes_name_the_problem() {
 
     let o = huarong(&["run", "/nonexistent/pipeline.toml"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("/nonexistent/pipeline.toml"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("/nonexistent/pipeline.toml"),
+        "{}",
+        stderr(&o)
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.toml");
     std::fs::write(&bad, "name = \"x\"\noutput = \"o\"\n[huarong]\npiece_sets = [\"h1v4s4\"]\nspaces = [\"unlabeled\"]\nmetrics = [\"jump\"]\n").unwrap();
     let o = huarong(&["run", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("unknown metric \"jump\""), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("unknown metric \"jump\""),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -170,7 +170,7 @@ fn write_huarong_tables(
             let size =
                 tables::write_components(p.puzzle(), &open, &goals, &output.join(&name_comps))?;
             tables.push((name_comps.clone(), size));
-            let (d, g) = tables::histograms(report, &open);
+            let (d, g) = tables::histograms(report);
             dist_hist.push(d);
             deg_hist.push(g);
             Ok(())

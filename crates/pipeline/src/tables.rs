@@ -254,70 +254,31 @@ pub fn write_components<P: Puzzle + ?Sized>(
 }
 
 /// `distance_histogram.parquet` and `degree_histogram.parquet` rows of one space.
-pub fn histograms(report: &SpaceReport, space: &OpenSpace) -> (Table, Table) {
-    let tag = |n: usize| {
-        (
-            vec![report.space_id.clone(); n],
-            vec![report.piece_set.clone(); n],
-            vec![report.labeled; n],
-        )
+pub fn histograms(report: &SpaceReport) -> (Table, Table) {
+    let table = |value: &str, pick: fn(&crate::run::MetricStats) -> &Vec<u64>| {
+        let (mut metric, mut x, mut states) = (Vec::new(), Vec::new(), Vec::new());
+        for m in &report.metrics {
+            for (v, &count) in pick(m).iter().enumerate() {
+                if count > 0 {
+                    metric.push(m.metric.clone());
+                    x.push(v as u32);
+                    states.push(count);
+                }
+            }
+        }
+        let n = metric.len();
+        Table::new()
+            .str("space", vec![report.space_id.clone(); n])
+            .str("piece_set", vec![report.piece_set.clone(); n])
+            .bool("labeled", vec![report.labeled; n])
+            .str("metric", metric)
+            .u32(value, x)
+            .u64("states", states)
     };
-    let (mut dm, mut dd, mut ds) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut gm, mut gd, mut gs) = (Vec::new(), Vec::new(), Vec::new());
-    for m in &space.metrics {
-        for (d, &count) in m.distances.histogram().iter().enumerate() {
-            dm.push(m.name.clone());
-            dd.push(d as u32);
-            ds.push(count);
-        }
-        for (d, count) in degree_histogram(&m.csr).into_iter().enumerate() {
-            if count > 0 {
-                gm.push(m.name.clone());
-                gd.push(d as u32);
-                gs.push(count);
-            }
-        }
-    }
-    let (a, b, c) = tag(dm.len());
-    let dist = Table::new()
-        .str("space", a)
-        .str("piece_set", b)
-        .bool("labeled", c)
-        .str("metric", dm)
-        .u32("distance", dd)
-        .u64("states", ds);
-    let (a, b, c) = tag(gm.len());
-    let deg = Table::new()
-        .str("space", a)
-        .str("piece_set", b)
-        .bool("labeled", c)
-        .str("metric", gm)
-        .u32("degree", gd)
-        .u64("states", gs);
-    (dist, deg)
-}
-
-/// How many states have each out-degree.
-pub fn degree_histogram(csr: &Csr) -> Vec<u64> {
-    let o = csr.offsets();
-    o.par_windows(2)
-        .fold(Vec::new, |mut h: Vec<u64>, w| {
-            let d = (w[1] - w[0]) as usize;
-            if h.len() <= d {
-                h.resize(d + 1, 0);
-            }
-            h[d] += 1;
-            h
-        })
-        .reduce(Vec::new, |mut a, b| {
-            if a.len() < b.len() {
-                a.resize(b.len(), 0);
-            }
-            for (x, y) in a.iter_mut().zip(b) {
-                *x += y;
-            }
-            a
-        })
+    (
+        table("distance", |m| &m.distance_histogram),
+        table("degree", |m| &m.degree_histogram),
+    )
 }
 
 /// Concatenates tables with the same columns into one file.

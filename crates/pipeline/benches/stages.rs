@@ -1,0 +1,230 @@
+//! Benchmarks of the stages on the classic piece set, each against a simple single-threaded
+//! baseline over the same data in the same run.
+//!
+//! `cargo bench -p pipeline --bench stages` — medians of 5 runs for the stages, of 3 for the
+//! fast baselines; the slow baselines (whole-graph builds) run once and say so.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::Path;
+use std::time::Instant;
+
+use huarong_core::{Puzzle, Reporter};
+use klotski::board::mask_at;
+use klotski::{Board, Kind, Labeled, Metric, PieceSet, Unlabeled, parse};
+use pipeline::{RunOptions, run_space};
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    xs[xs.len() / 2]
+}
+
+fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut times = Vec::new();
+    let mut last = None;
+    for _ in 0..reps {
+        let t = Instant::now();
+        last = Some(f());
+        times.push(t.elapsed().as_secs_f64());
+    }
+    (median(times), last.unwrap())
+}
+
+fn row(what: &str, ours: f64, baseline: Option<(f64, &str)>) {
+    match baseline {
+        Some((b, how)) => println!(
+            "| {what} | {ours:.3} s | {b:.3} s ({how}) | {:.1}x |",
+            b / ours
+        ),
+        None => println!("| {what} | {ours:.3} s | | |"),
+    }
+}
+
+/// Seed 000's idea, straightforwardly: place the ten labeled pieces one at a time on a bitmask
+/// board (first free cell, every piece that fits there, or leave it empty), single-threaded,
+/// collecting one key per complete position.
+fn baseline_enumerate(set: PieceSet) -> Vec<u64> {
+    let mut pieces = vec![Kind::Cao];
+    pieces.extend(std::iter::repeat_n(Kind::Horizontal, set.h as usize));
+    pieces.extend(std::iter::repeat_n(Kind::Vertical, set.v as usize));
+    pieces.extend(std::iter::repeat_n(Kind::Soldier, set.s as usize));
+    let mut out = Vec::new();
+    #[allow(clippy::too_many_arguments)]
+    fn go(pieces: &[Kind], used: u32, occ: u32, empties: u8, key: u64, out: &mut Vec<u64>) {
+        let Some(cell) = (0..20).find(|&i| occ & (1 << i) == 0) else {
+            out.push(key);
+            return;
+        };
+        let (r, c) = ((cell / 4) as i32, (cell % 4) as i32);
+        if empties > 0 {
+            go(pieces, used, occ | 1 << cell, empties - 1, key, out);
+        }
+        for (p, &kind) in pieces.iter().enumerate() {
+            if used & (1 << p) != 0 {
+                continue;
+            }
+            if let Some(m) = mask_at(kind, r, c)
+                && m & occ == 0
+            {
+                let key = key | (cell as u64) << (5 * p);
+                go(pieces, used | 1 << p, occ | m, empties, key, out);
+            }
+        }
+    }
+    go(&pieces, 0, 0, set.empty_cells(), 0, &mut out);
+    out
+}
+
+/// The straightforward graph build: decode every state, generate its moves, encode and rank
+/// every neighbour (binary search), one thread.
+fn baseline_graph<P: Puzzle>(p: &P, metric: usize) -> (Vec<u64>, Vec<u32>) {
+    let n = p.ranked_len().unwrap();
+    let mut offsets = vec![0u64];
+    let mut targets = Vec::new();
+    let mut codes = Vec::new();
+    for i in 0..n {
+        codes.clear();
+        p.successors(p.unrank(i), metric, &mut codes);
+        let mut nb: Vec<u32> = codes.iter().map(|&c| p.rank(c).unwrap() as u32).collect();
+        nb.sort_unstable();
+        targets.extend(nb);
+        offsets.push(targets.len() as u64);
+    }
+    (offsets, targets)
+}
+
+/// A plain BFS solve: std HashMap (SipHash), VecDeque, boards throughout.
+fn baseline_solve(start: &Board, metric: Metric) -> usize {
+    let mut parent: HashMap<u64, u64> = HashMap::new();
+    let mut depth: HashMap<u64, usize> = HashMap::new();
+    let mut queue = VecDeque::new();
+    parent.insert(start.code(), u64::MAX);
+    depth.insert(start.code(), 0);
+    queue.push_back(*start);
+    let mut moves = Vec::new();
+    while let Some(b) = queue.pop_front() {
+        let d = depth[&b.code()];
+        if b.is_goal() {
+            return d;
+        }
+        moves.clear();
+        b.moves(metric, &mut moves);
+        for m in &moves {
+            let nb = b.apply(m);
+            if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(nb.code()) {
+                e.insert(b.code());
+                depth.insert(nb.code(), d + 1);
+                queue.push_back(nb);
+            }
+        }
+    }
+    usize::MAX
+}
+
+fn quiet() -> RunOptions {
+    RunOptions {
+        force: true,
+        reporter: Reporter::quiet(),
+        log: false,
+    }
+}
+
+fn stage_rows(dir: &Path, l: &Labeled) {
+    let q = Reporter::quiet();
+    let (t, (states, _)) = time(5, || {
+        enumerate::run(l, &dir.join("states.bin"), true, q).unwrap()
+    });
+    let (tb, keys) = time(1, || baseline_enumerate(PieceSet::CLASSIC));
+    assert_eq!(keys.len(), 37_946_880);
+    assert_eq!(states.len(), keys.len());
+    row(
+        "enumerate labeled (37,946,880)",
+        t,
+        Some((tb, "seed-000 style backtracking, 1 thread, 1 run")),
+    );
+    drop(keys);
+
+    for (m, name) in Metric::NAMES.iter().enumerate() {
+        let path = dir.join(format!("graph-{name}.csr"));
+        let (t, (csr, _)) = time(5, || graph::run(l, &states, m, &path, true, q).unwrap());
+        let baseline = (m == 0).then(|| {
+            let (tb, (_, targets)) = time(1, || baseline_graph(l, m));
+            assert_eq!(targets.len() as u64, csr.arc_count());
+            (tb, "decode, move, encode, rank; 1 thread, 1 run")
+        });
+        row(&format!("graph {name}"), t, baseline);
+
+        let cpath = dir.join(format!("components-{name}.bin"));
+        let (t, (comps, _)) = time(5, || components::run(&csr, &cpath, name, true, q).unwrap());
+        let (tb, ids) = time(3, || components::reference::component_ids(&csr));
+        assert_eq!(comps.ids(), &ids[..]);
+        row(
+            &format!("components {name}"),
+            t,
+            Some((tb, "sequential BFS labelling")),
+        );
+        drop(ids);
+
+        let dpath = dir.join(format!("distances-{name}.bin"));
+        let (t, (dists, _)) = time(5, || {
+            distances::run(l, &states, &csr, &dpath, name, true, q).unwrap()
+        });
+        let src = distances::sources(l, &states).unwrap();
+        let (tb, reference) = time(3, || distances::reference::bfs(&csr, &src));
+        assert_eq!(dists.values(), &reference[..]);
+        row(
+            &format!("distances {name}"),
+            t,
+            Some((tb, "sequential queue BFS")),
+        );
+    }
+}
+
+fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = Labeled::new(PieceSet::CLASSIC).unwrap();
+    println!("threads: {}", rayon::current_num_threads());
+    println!("| stage (labeled classic) | ours, median | baseline, median | speed-up |");
+    println!("|---|---|---|---|");
+    stage_rows(dir.path(), &l);
+
+    let (t, _) = time(5, || {
+        run_space(&l, &dir.path().join("whole"), &[0, 1, 2], quiet()).unwrap()
+    });
+    row(
+        "whole labeled pipeline (enumerate + 3 x graph, components, distances)",
+        t,
+        None,
+    );
+
+    // Solve latency.
+    let u = Unlabeled::new(PieceSet::CLASSIC);
+    let tables = dir.path().join("tables");
+    run_space(&u, &tables.join(u.space_id()), &[0, 1, 2], quiet()).unwrap();
+    let start = parse("VCCV/VCCV/VHHV/VSSV/S..S").unwrap().board;
+    let reps = 51;
+    let (cold, path) = time(reps, || {
+        klotski::solve::solve(&start, Metric::Piece).unwrap()
+    });
+    assert_eq!(path.len(), 82);
+    let (warm, path) = time(reps, || {
+        pipeline::solve::solve(&start, Metric::Piece, Some(&tables))
+            .unwrap()
+            .path
+            .unwrap()
+    });
+    assert_eq!(path.len(), 82);
+    let (plain, moves) = time(reps, || baseline_solve(&start, Metric::Piece));
+    assert_eq!(moves, 81);
+    println!();
+    println!("| solve 横刀立马 (piece) | median of {reps} |");
+    println!("|---|---|");
+    println!(
+        "| from tables (open + verify + descend) | {:.3} ms |",
+        warm * 1e3
+    );
+    println!("| cold BFS | {:.3} ms |", cold * 1e3);
+    println!(
+        "| baseline: plain BFS (SipHash map, queue) | {:.3} ms |",
+        plain * 1e3
+    );
+}
