@@ -54,7 +54,7 @@ fn baseline_enumerate(set: PieceSet) -> Vec<u64> {
             out.push(key);
             return;
         };
-        let (r, c) = ((cell / 4) as i32, (cell % 4) as i32);
+        let (r, c) = (cell / 4, cell % 4);
         if empties > 0 {
             go(pieces, used, occ | 1 << cell, empties - 1, key, out);
         }
