@@ -7,6 +7,7 @@
 //! * [`space`]: the unlabeled and labeled state spaces with perfect rankings, both implementing
 //!   [`huarong_core::Puzzle`].
 
+pub mod bits;
 pub mod board;
 pub mod named;
 pub mod notation;

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use crate::bits::Bits;
 use crate::board::{Board, Metric};
 
 /// A multiplicative hasher for the `u64` codes (they are already well spread).
@@ -32,42 +33,58 @@ type CodeMap<V> = HashMap<u64, V, BuildHasherDefault<CodeHasher>>;
 
 /// A shortest path from `start` to a goal position in `metric` (start first), or `None` if no
 /// goal is reachable.
+///
+/// The search runs on bitboards keyed by [`Bits::key`]; the path is then replayed on the
+/// (possibly labeled) boards, one move per step.
 pub fn solve(start: &Board, metric: Metric) -> Option<Vec<Board>> {
     const ROOT: u64 = u64::MAX;
-    let mut parent: CodeMap<(u64, Board)> = CodeMap::default();
-    parent.insert(start.code(), (ROOT, *start));
-    let mut frontier = vec![*start];
-    let mut moves = Vec::new();
-    let mut goal = start.is_goal().then_some(start.code());
-    while goal.is_none() && !frontier.is_empty() {
-        let mut next = Vec::new();
-        'level: for board in &frontier {
-            moves.clear();
-            board.moves(metric, &mut moves);
-            let from = board.code();
-            for mv in &moves {
-                let b = board.apply(mv);
-                let code = b.code();
-                if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(code) {
-                    e.insert((from, b));
-                    if b.is_goal() {
-                        goal = Some(code);
-                        break 'level;
+    let first = Bits::from_board(start);
+    let mut parent: CodeMap<u64> = CodeMap::default();
+    parent.insert(first.key(), ROOT);
+    let mut frontier = vec![first];
+    let mut next = Vec::new();
+    let mut succ = Vec::new();
+    let mut goal = first.is_goal().then_some(first.key());
+    'search: while goal.is_none() && !frontier.is_empty() {
+        next.clear();
+        for b in &frontier {
+            succ.clear();
+            b.successors(metric, &mut succ);
+            let from = b.key();
+            for s in &succ {
+                if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(s.key()) {
+                    e.insert(from);
+                    if s.is_goal() {
+                        goal = Some(s.key());
+                        break 'search;
                     }
-                    next.push(b);
+                    next.push(*s);
                 }
             }
         }
-        frontier = next;
+        std::mem::swap(&mut frontier, &mut next);
     }
-    let mut path = Vec::new();
+    let mut keys = Vec::new();
     let mut at = goal?;
     while at != ROOT {
-        let (p, b) = parent[&at];
-        path.push(b);
-        at = p;
+        keys.push(at);
+        at = parent[&at];
     }
-    path.reverse();
+    keys.reverse();
+    // Replay on the real boards so labels ride along.
+    let mut path = vec![*start];
+    let mut moves = Vec::new();
+    for &key in &keys[1..] {
+        let here = *path.last().expect("non-empty");
+        moves.clear();
+        here.moves(metric, &mut moves);
+        let step = moves
+            .iter()
+            .map(|m| here.apply(m))
+            .find(|b| Bits::from_board(b).key() == key)
+            .expect("every searched step is a board move");
+        path.push(step);
+    }
     Some(path)
 }
 

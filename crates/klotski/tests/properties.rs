@@ -119,6 +119,28 @@ proptest! {
         prop_assert_eq!(fast, slow);
     }
 
+    /// The bitboard move generator agrees with the board one, move for move.
+    #[test]
+    fn bitboard_moves_match_board_moves(set in 0..6usize, x in any::<u64>(), metric in 0..3usize) {
+        use klotski::bits::Bits;
+        let (u, _) = &sets()[set];
+        prop_assume!(!u.is_empty());
+        let board = Board::from_code(u.unrank(x % u.len() as u64), u.piece_set()).unwrap();
+        let metric = Metric::from_index(metric);
+        let bits = Bits::from_board(&board);
+        prop_assert_eq!(bits.board(), board);
+        prop_assert_eq!(bits.is_goal(), board.is_goal());
+        let mut fast = Vec::new();
+        bits.successors(metric, &mut fast);
+        let mut fast: Vec<u64> = fast.iter().map(|b| b.board().code()).collect();
+        let mut moves = Vec::new();
+        board.moves(metric, &mut moves);
+        let mut slow: Vec<u64> = moves.iter().map(|m| board.apply(m).code()).collect();
+        fast.sort_unstable();
+        slow.sort_unstable();
+        prop_assert_eq!(fast, slow);
+    }
+
     /// Arbitrary strings never panic the parser.
     #[test]
     fn parser_never_panics(s in "[CHVS.a-z1-9/\n]{0,40}") {
