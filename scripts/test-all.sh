@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every check of the project: formatting, lints, all Rust tests in release mode (one build
 # serves the main job and the tests), then the Python side: a virtualenv with the pinned
-# requirements reads freshly generated Parquet outputs back with polars, duckdb and pyarrow.
+# requirements reads freshly generated Parquet outputs back with polars, duckdb and pyarrow, and
+# executes every notebook against them (failing on any cell error).
 # Works on a fresh machine with only the Rust toolchain and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +14,7 @@ cargo clippy --release --workspace --all-targets -- -D warnings
 echo "== cargo test (release)"
 cargo test --release --workspace
 
-echo "== python: Parquet outputs read back by polars, duckdb and pyarrow"
+echo "== python: Parquet outputs read back by polars, duckdb and pyarrow; notebooks executed"
 venv="${HUARONG_VENV:-.venv}"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
@@ -24,3 +25,5 @@ trap 'rm -rf "$scratch"' EXIT
 cargo run --release --quiet -p huarong -- run pipelines/huarong-canonical.toml --quiet \
   --output "$scratch/huarong-canonical" > /dev/null
 "$venv/bin/python" tests/python/check_outputs.py "$scratch/huarong-canonical"
+"$venv/bin/python" tests/python/run_notebooks.py "$scratch/huarong-canonical" \
+  "${CARGO_TARGET_DIR:-target}/release/huarong" "$scratch/executed"

@@ -1,0 +1,38 @@
+"""Executes every notebook (jupytext percent scripts in notebooks/) and fails on any cell error.
+
+Usage: python run_notebooks.py OUTPUT_DIR HUARONG_BIN [EXECUTED_DIR]
+The notebooks read OUTPUT_DIR (through HUARONG_OUTPUTS) and call HUARONG_BIN; executed copies go
+to EXECUTED_DIR (default: a temporary folder), never into the repository.
+"""
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import jupytext
+from nbclient import NotebookClient
+
+
+def main() -> None:
+    out, binary = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
+    executed = Path(sys.argv[3]) if len(sys.argv) > 3 else Path(tempfile.mkdtemp())
+    executed.mkdir(parents=True, exist_ok=True)
+    os.environ["HUARONG_OUTPUTS"] = str(out)
+    os.environ["HUARONG_BIN"] = str(binary)
+    os.environ.pop("MPLBACKEND", None)  # the kernel draws inline
+    notebooks = Path(__file__).resolve().parents[2] / "notebooks"
+    sources = sorted(notebooks.glob("*.py"))
+    assert sources, f"no notebooks in {notebooks}"
+    for src in sources:
+        nb = jupytext.read(src)
+        NotebookClient(
+            nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(notebooks)}}
+        ).execute()
+        target = executed / f"{src.stem}.ipynb"
+        jupytext.write(nb, target)
+        print(f"executed {src.name}: {len(nb.cells)} cells -> {target}")
+
+
+if __name__ == "__main__":
+    main()
