@@ -130,3 +130,34 @@ fn labeled_classic_agrees_with_unlabeled() {
         }));
     }
 }
+
+/// Artifact bytes do not depend on the number of threads.
+#[test]
+fn artifacts_are_identical_with_one_and_two_threads() {
+    let l = klotski::Labeled::new("h1v2s2".parse().unwrap()).unwrap();
+    let u = Unlabeled::new(PieceSet::CLASSIC);
+    let run = |threads: usize, dir: &std::path::Path| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| {
+                run_space(&u, &dir.join("u"), &[0, 1, 2], quiet()).unwrap();
+                run_space(&l, &dir.join("l"), &[0, 1, 2], quiet()).unwrap();
+            });
+    };
+    let (one, two) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    run(1, one.path());
+    run(2, two.path());
+    let mut compared = 0;
+    for space in ["u", "l"] {
+        for entry in std::fs::read_dir(one.path().join(space)).unwrap() {
+            let name = entry.unwrap().file_name();
+            let a = std::fs::read(one.path().join(space).join(&name)).unwrap();
+            let b = std::fs::read(two.path().join(space).join(&name)).unwrap();
+            assert!(a == b, "{space}/{name:?} differs between 1 and 2 threads");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 2 * 10);
+}
