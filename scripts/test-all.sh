@@ -22,8 +22,9 @@ fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r notebooks/requirements.txt
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-cargo run --release --quiet -p huarong -- run pipelines/huarong-canonical.toml --quiet \
-  --output "$scratch/huarong-canonical" > /dev/null
+# The binary `cargo test` just built (same features, so no second build of polars).
+huarong="${CARGO_TARGET_DIR:-target}/release/huarong"
+"$huarong" run pipelines/huarong-canonical.toml --quiet --output "$scratch/huarong-canonical" > /dev/null
 "$venv/bin/python" tests/python/check_outputs.py "$scratch/huarong-canonical"
-"$venv/bin/python" tests/python/run_notebooks.py "$scratch/huarong-canonical" \
-  "${CARGO_TARGET_DIR:-target}/release/huarong" "$scratch/executed"
+"$venv/bin/python" tests/python/run_notebooks.py "$scratch/huarong-canonical" "$huarong" \
+  "$scratch/executed"

@@ -119,12 +119,16 @@ pub fn sources<P: Puzzle + ?Sized>(
     states: &StateTable,
 ) -> Result<Vec<u32>, StageError> {
     match puzzle.distance_sources() {
-        DistanceSources::Goals => Ok(states
-            .codes()
-            .par_iter()
-            .enumerate()
-            .filter(|(_, c)| puzzle.is_goal(**c))
-            .map(|(i, _)| i as u32)
+        // Ranked spaces unrank instead of reading the table, leaving its pages untouched.
+        DistanceSources::Goals => Ok((0..states.len() as u32)
+            .into_par_iter()
+            .filter(|&i| {
+                let code = match puzzle.ranked_len() {
+                    Some(_) => puzzle.unrank(i as u64),
+                    None => states.codes()[i as usize],
+                };
+                puzzle.is_goal(code)
+            })
             .collect()),
         DistanceSources::Starts => {
             let mut out = Vec::new();
@@ -189,17 +193,19 @@ pub fn bfs(csr: &Csr, sources: &[u32], progress: impl Fn(u64)) -> Result<Vec<u16
         .into_par_iter()
         .map(|_| AtomicU16::new(UNREACHABLE))
         .collect();
-    let mut frontier: Vec<u32> = sources.to_vec();
-    frontier.sort_unstable();
-    frontier.dedup();
-    for &s in &frontier {
+    let mut list: Vec<u32> = sources.to_vec();
+    list.sort_unstable();
+    list.dedup();
+    for &s in &list {
         dist[s as usize].store(0, Ordering::Relaxed);
     }
-    let mut frontier_len = frontier.len();
-    let mut frontier_is_list = true;
-    let mut visited = frontier_len as u64;
+    // The frontier is a list (top-down) or a bitmap (bottom-up: 1 bit per state, small enough
+    // to stay in cache while every unvisited state probes its neighbours in it).
+    let mut frontier = Frontier::List(list);
+    let words = n.div_ceil(64);
+    let mut visited = frontier.len() as u64;
     let mut level: u16 = 0;
-    while frontier_len > 0 {
+    while frontier.len() > 0 {
         if level == UNREACHABLE - 1 {
             return Err(StageError::Invalid(format!(
                 "distances exceed {} levels",
@@ -207,36 +213,35 @@ pub fn bfs(csr: &Csr, sources: &[u32], progress: impl Fn(u64)) -> Result<Vec<u16
             )));
         }
         let next_level = level + 1;
-        let bottom_up = !csr.is_directed() && frontier_len * BOTTOM_UP_DIVISOR > n;
-        if bottom_up {
-            frontier_len = (0..n.div_ceil(CHUNK))
-                .into_par_iter()
-                .map(|k| {
+        let bottom_up = !csr.is_directed() && frontier.len() * BOTTOM_UP_DIVISOR > n;
+        frontier = if bottom_up {
+            let cur = frontier.into_bits(words);
+            let mut next = vec![0u64; words];
+            let found: usize = next
+                .par_chunks_mut(CHUNK / 64)
+                .enumerate()
+                .map(|(k, out)| {
                     let mut found = 0;
                     for v in (k * CHUNK) as u32..((k + 1) * CHUNK).min(n) as u32 {
                         if dist[v as usize].load(Ordering::Relaxed) != UNREACHABLE {
                             continue;
                         }
-                        for &u in g.neighbors(v) {
-                            if dist[u as usize].load(Ordering::Relaxed) == level {
-                                dist[v as usize].store(next_level, Ordering::Relaxed);
-                                found += 1;
-                                break;
-                            }
+                        if g.neighbors(v)
+                            .iter()
+                            .any(|&u| cur[u as usize >> 6] >> (u & 63) & 1 != 0)
+                        {
+                            dist[v as usize].store(next_level, Ordering::Relaxed);
+                            out[(v as usize >> 6) - k * (CHUNK / 64)] |= 1 << (v & 63);
+                            found += 1;
                         }
                     }
                     found
                 })
                 .sum();
-            frontier_is_list = false;
+            Frontier::Bits(next, found)
         } else {
-            if !frontier_is_list {
-                frontier = (0..n as u32)
-                    .into_par_iter()
-                    .filter(|&v| dist[v as usize].load(Ordering::Relaxed) == level)
-                    .collect();
-            }
-            frontier = frontier
+            let cur = frontier.into_list();
+            let next: Vec<u32> = cur
                 .par_chunks(CHUNK / 16)
                 .flat_map_iter(|chunk| {
                     let mut local = Vec::new();
@@ -259,14 +264,61 @@ pub fn bfs(csr: &Csr, sources: &[u32], progress: impl Fn(u64)) -> Result<Vec<u16
                     local
                 })
                 .collect();
-            frontier_len = frontier.len();
-            frontier_is_list = true;
-        }
-        visited += frontier_len as u64;
+            Frontier::List(next)
+        };
+        visited += frontier.len() as u64;
         progress(visited);
         level = next_level;
     }
     Ok(dist.into_iter().map(AtomicU16::into_inner).collect())
+}
+
+/// A BFS frontier: a list of states, or a bitmap with its population count.
+enum Frontier {
+    List(Vec<u32>),
+    Bits(Vec<u64>, usize),
+}
+
+impl Frontier {
+    fn len(&self) -> usize {
+        match self {
+            Frontier::List(l) => l.len(),
+            Frontier::Bits(_, count) => *count,
+        }
+    }
+
+    fn into_bits(self, words: usize) -> Vec<u64> {
+        match self {
+            Frontier::Bits(b, _) => b,
+            Frontier::List(l) => {
+                let mut b = vec![0u64; words];
+                for v in l {
+                    b[v as usize >> 6] |= 1 << (v & 63);
+                }
+                b
+            }
+        }
+    }
+
+    fn into_list(self) -> Vec<u32> {
+        match self {
+            Frontier::List(l) => l,
+            Frontier::Bits(b, _) => b
+                .par_iter()
+                .enumerate()
+                .flat_map_iter(|(w, &word)| {
+                    let mut word = word;
+                    std::iter::from_fn(move || {
+                        (word != 0).then(|| {
+                            let bit = word.trailing_zeros();
+                            word &= word - 1;
+                            (w * 64) as u32 + bit
+                        })
+                    })
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Simple, obviously correct references for tests and benchmarks.
