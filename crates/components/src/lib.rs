@@ -164,62 +164,79 @@ fn union(parent: &[AtomicU32], a: u32, b: u32) {
 /// Tarjan's algorithm with an explicit call stack (petgraph's recursive Tarjan overflows the
 /// thread stack on long paths; the tests cross-check the two on small graphs).
 pub fn scc_roots(csr: &Csr) -> Vec<u32> {
-    const NONE: u32 = u32::MAX;
     let g = csr.view();
     let n = g.node_count();
-    let mut index = vec![NONE; n];
-    let mut low = vec![0u32; n];
-    let mut on_stack = vec![false; n];
+    let mut t = Tarjan {
+        index: vec![Tarjan::NONE; n],
+        low: vec![0; n],
+        on_stack: vec![false; n],
+        stack: Vec::new(),
+        calls: Vec::new(),
+        counter: 0,
+    };
     let mut roots = vec![0u32; n];
-    let mut stack: Vec<u32> = Vec::new();
-    let mut calls: Vec<(u32, usize)> = Vec::new();
-    let mut counter = 0u32;
     for s in 0..n as u32 {
-        if index[s as usize] != NONE {
+        if t.index[s as usize] != Tarjan::NONE {
             continue;
         }
-        index[s as usize] = counter;
-        low[s as usize] = counter;
-        counter += 1;
-        stack.push(s);
-        on_stack[s as usize] = true;
-        calls.push((s, 0));
-        while let Some(&mut (v, ref mut pos)) = calls.last_mut() {
+        t.enter(s);
+        while let Some(&mut (v, ref mut pos)) = t.calls.last_mut() {
             let nb = g.neighbors(v);
             if *pos < nb.len() {
                 let w = nb[*pos];
                 *pos += 1;
-                if index[w as usize] == NONE {
-                    index[w as usize] = counter;
-                    low[w as usize] = counter;
-                    counter += 1;
-                    stack.push(w);
-                    on_stack[w as usize] = true;
-                    calls.push((w, 0));
-                } else if on_stack[w as usize] {
-                    low[v as usize] = low[v as usize].min(index[w as usize]);
+                if t.index[w as usize] == Tarjan::NONE {
+                    t.enter(w);
+                } else if t.on_stack[w as usize] {
+                    t.low[v as usize] = t.low[v as usize].min(t.index[w as usize]);
                 }
                 continue;
             }
-            calls.pop();
-            if let Some(&(p, _)) = calls.last() {
-                low[p as usize] = low[p as usize].min(low[v as usize]);
+            t.calls.pop();
+            if let Some(&(p, _)) = t.calls.last() {
+                t.low[p as usize] = t.low[p as usize].min(t.low[v as usize]);
             }
-            if low[v as usize] == index[v as usize] {
-                let at = stack
+            if t.low[v as usize] == t.index[v as usize] {
+                let at = t
+                    .stack
                     .iter()
                     .rposition(|&x| x == v)
                     .expect("v is on the stack");
-                let members = stack.split_off(at);
+                let members = t.stack.split_off(at);
                 let min = *members.iter().min().expect("non-empty");
                 for w in members {
-                    on_stack[w as usize] = false;
+                    t.on_stack[w as usize] = false;
                     roots[w as usize] = min;
                 }
             }
         }
     }
     roots
+}
+
+/// The state of an iterative Tarjan SCC.
+struct Tarjan {
+    index: Vec<u32>,
+    low: Vec<u32>,
+    on_stack: Vec<bool>,
+    stack: Vec<u32>,
+    /// The explicit call stack: node and position in its neighbour list.
+    calls: Vec<(u32, usize)>,
+    counter: u32,
+}
+
+impl Tarjan {
+    const NONE: u32 = u32::MAX;
+
+    /// Starts visiting `v`.
+    fn enter(&mut self, v: u32) {
+        self.index[v as usize] = self.counter;
+        self.low[v as usize] = self.counter;
+        self.counter += 1;
+        self.stack.push(v);
+        self.on_stack[v as usize] = true;
+        self.calls.push((v, 0));
+    }
 }
 
 /// Renumbers roots by smallest member (in place: `roots` becomes the ids) and writes ids and
@@ -289,6 +306,61 @@ pub mod reference {
 mod tests {
     use super::*;
     use klotski::{PieceSet, Unlabeled};
+
+    /// A directed toy space: a 5-cycle 0 → 1 → … → 4 → 0, and a tail 9 → 8 → … → 5 → 0.
+    struct Toy;
+
+    impl huarong_core::Puzzle for Toy {
+        fn name(&self) -> &'static str {
+            "toy"
+        }
+        fn space_id(&self) -> String {
+            "cycle-and-tail".into()
+        }
+        fn metrics(&self) -> &'static [&'static str] {
+            &["arrow"]
+        }
+        fn directed(&self) -> bool {
+            true
+        }
+        fn ranked_len(&self) -> Option<u64> {
+            Some(10)
+        }
+        fn unrank(&self, index: u64) -> u64 {
+            index
+        }
+        fn rank(&self, code: u64) -> Option<u64> {
+            (code < 10).then_some(code)
+        }
+        fn successors(&self, code: u64, _: usize, out: &mut Vec<u64>) {
+            out.push(match code {
+                0..=3 => code + 1,
+                4 | 5 => 0,
+                _ => code - 1,
+            });
+        }
+        fn is_goal(&self, code: u64) -> bool {
+            code == 0
+        }
+        fn render(&self, code: u64) -> String {
+            code.to_string()
+        }
+    }
+
+    #[test]
+    fn directed_graphs_get_strongly_connected_components() {
+        let dir = tempfile::tempdir().unwrap();
+        let q = Reporter::quiet();
+        let (states, _) = enumerate::run(&Toy, &dir.path().join("s"), false, q).unwrap();
+        let (g, _) = graph::run(&Toy, &states, 0, &dir.path().join("g"), false, q).unwrap();
+        assert!(g.is_directed());
+        assert_eq!(g.edge_count(), 10);
+        let (c, _) = run(&g, &dir.path().join("c"), "toy", false, q).unwrap();
+        // The cycle is one component (id 0); each tail state is its own, numbered in order.
+        assert_eq!(c.ids(), &[0, 0, 0, 0, 0, 1, 2, 3, 4, 5]);
+        assert_eq!(c.sizes(), &[5, 1, 1, 1, 1, 1]);
+        assert_eq!(petgraph::algo::tarjan_scc(&g).len(), c.count());
+    }
 
     #[test]
     fn matches_reference_and_petgraph() {
