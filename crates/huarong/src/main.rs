@@ -59,6 +59,12 @@ enum Command {
         #[arg(long)]
         cold: bool,
     },
+    /// Check every artifact (header, size, checksum) and Parquet file (export manifest) of a
+    /// pipeline's output folder. Exit status 2 if any is bad.
+    Verify {
+        /// The output folder, e.g. outputs/huarong.
+        dir: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -100,6 +106,28 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             tables,
             cold,
         } => solve(&layout, &metric, json, (!cold).then_some(tables.as_path())),
+        Command::Verify { dir } => {
+            let checks = pipeline::manifest::verify_dir(&dir)
+                .with_context(|| format!("reading {}", dir.display()))?;
+            if checks.is_empty() {
+                anyhow::bail!("{}: no artifacts or Parquet files found", dir.display());
+            }
+            let mut text = String::new();
+            for c in &checks {
+                match &c.problem {
+                    None => text += &format!("ok   {}\n", c.file),
+                    Some(p) => text += &format!("BAD  {}: {p}\n", c.file),
+                }
+            }
+            let bad = checks.iter().filter(|c| c.problem.is_some()).count();
+            text += &format!("{} files checked, {bad} bad\n", checks.len());
+            emit(&text)?;
+            Ok(if bad == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(2)
+            })
+        }
     }
 }
 

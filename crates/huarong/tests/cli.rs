@@ -175,3 +175,50 @@ fn exit_codes_name_the_problem() {
         stderr(&o)
     );
 }
+
+#[test]
+fn verify_names_corrupt_files_and_run_rebuilds_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    assert!(
+        huarong(&["run", &pipeline_file(), "-q", "-o", out])
+            .status
+            .success()
+    );
+    let o = huarong(&["verify", out]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(stdout(&o).contains(", 0 bad"), "{}", stdout(&o));
+
+    // Flip one byte of an artifact's payload and cut a Parquet file short.
+    let artifact = dir.path().join("h1v4s4-unlabeled/distances-piece.bin");
+    let mut bytes = std::fs::read(&artifact).unwrap();
+    bytes[1000] ^= 1;
+    std::fs::write(&artifact, bytes).unwrap();
+    let records = dir.path().join("records.parquet");
+    let bytes = std::fs::read(&records).unwrap();
+    std::fs::write(&records, &bytes[..bytes.len() / 2]).unwrap();
+
+    let o = huarong(&["verify", out]);
+    assert_eq!(o.status.code(), Some(2));
+    let text = stdout(&o);
+    assert!(
+        text.contains("BAD  h1v4s4-unlabeled/distances-piece.bin"),
+        "{text}"
+    );
+    assert!(text.contains("checksum mismatch"), "{text}");
+    assert!(text.contains("BAD  records.parquet"), "{text}");
+    assert!(text.contains(", 2 bad"), "{text}");
+
+    // A rerun rebuilds exactly what is broken, and everything verifies again.
+    let o = huarong(&["run", &pipeline_file(), "-o", out]);
+    assert!(o.status.success());
+    let log = stderr(&o);
+    assert!(
+        log.contains("dist piece") && log.contains("rebuilt"),
+        "{log}"
+    );
+    assert!(log.contains("checksum mismatch"), "{log}");
+    assert_eq!(log.matches("rebuilt").count(), 2, "{log}"); // the distances and the export
+    let o = huarong(&["verify", out]);
+    assert!(o.status.success(), "{}", stdout(&o));
+}

@@ -98,3 +98,89 @@ pub fn write(
     std::fs::write(&tmp, text).map_err(io)?;
     std::fs::rename(&tmp, path).map_err(io)
 }
+
+/// The result of checking one file of an output folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileCheck {
+    /// Path relative to the output folder.
+    pub file: String,
+    /// `None` if the file verifies, else what is wrong.
+    pub problem: Option<String>,
+}
+
+/// Checks every artifact (header, size, checksum) and every Parquet file listed in the export
+/// manifest (size, xxh3) under `dir`; Parquet files the manifest does not list are reported.
+pub fn verify_dir(dir: &Path) -> std::io::Result<Vec<FileCheck>> {
+    let mut out = Vec::new();
+    let mut listed = std::collections::HashSet::new();
+    let manifest = dir.join(FILE);
+    if manifest.exists() {
+        let text = std::fs::read_to_string(&manifest)?;
+        for line in text.lines().skip(1) {
+            let parts: Vec<&str> = line.split(' ').collect();
+            let problem = match parts[..] {
+                [name, size, hash] => {
+                    listed.insert(name.to_owned());
+                    let file = dir.join(name);
+                    match std::fs::metadata(&file) {
+                        Err(e) => Some(format!("listed in {FILE} but unreadable: {e}")),
+                        Ok(m) if m.len().to_string() != size => {
+                            Some(format!("size {} but {FILE} says {size}", m.len()))
+                        }
+                        Ok(_) => match hash_file(&file) {
+                            Ok(h) if format!("{h:016x}") == hash => None,
+                            Ok(h) => Some(format!("xxh3 {h:016x} but {FILE} says {hash}")),
+                            Err(e) => Some(e.to_string()),
+                        },
+                    }
+                }
+                _ => Some(format!("malformed {FILE} line {line:?}")),
+            };
+            out.push(FileCheck {
+                file: parts[0].to_owned(),
+                problem,
+            });
+        }
+    }
+    let mut entries: Vec<_> = walk(dir)?;
+    entries.sort();
+    for path in entries {
+        let rel = path
+            .strip_prefix(dir)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned();
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let problem = match ext {
+            "bin" | "csr" => match Artifact::peek_header(&path) {
+                Err(e) => Some(e.to_string()),
+                Ok(h) => {
+                    let expect = huarong_core::Expect {
+                        kind: &h.kind,
+                        fingerprint: None,
+                    };
+                    Artifact::open(&path, expect).err().map(|e| e.to_string())
+                }
+            },
+            "parquet" if !listed.contains(&rel) => Some(format!(
+                "not listed in {FILE}: not written by a finished export"
+            )),
+            _ => continue,
+        };
+        out.push(FileCheck { file: rel, problem });
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            out.extend(walk(&path)?);
+        } else {
+            out.push(path);
+        }
+    }
+    Ok(out)
+}
