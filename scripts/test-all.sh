@@ -12,7 +12,11 @@ cargo fmt --all --check
 echo "== cargo clippy"
 cargo clippy --release --workspace --all-targets -- -D warnings
 echo "== cargo test (release)"
-cargo test --release --workspace
+log=$(mktemp)
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch" "$log"' EXIT
+cargo test --release --workspace 2>&1 | tee "$log"
+passed=$(awk '/^test result: ok/ { n += $4 } END { print n + 0 }' "$log")
 
 echo "== python: Parquet outputs read back by polars, duckdb and pyarrow; notebooks executed"
 venv="${HUARONG_VENV:-.venv}"
@@ -20,11 +24,11 @@ if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r notebooks/requirements.txt
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
 # The binary `cargo test` just built (same features, so no second build of polars).
 huarong="${CARGO_TARGET_DIR:-target}/release/huarong"
 "$huarong" run pipelines/huarong-canonical.toml --quiet --output "$scratch/huarong-canonical" > /dev/null
 "$venv/bin/python" tests/python/check_outputs.py "$scratch/huarong-canonical"
 "$venv/bin/python" tests/python/run_notebooks.py "$scratch/huarong-canonical" "$huarong" \
   "$scratch/executed"
+# Two Python checks passed (set -e stops at the first failure).
+echo "total: $((passed + 2)) passed, 0 failed"
