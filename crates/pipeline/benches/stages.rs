@@ -181,7 +181,18 @@ fn stage_rows(dir: &Path, l: &Labeled) {
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();
-    // `cargo bench -p pipeline --bench stages -- solve` runs only the solve latencies.
+    // `-- enumerate`: only the labeled enumeration (for measuring its peak RSS on its own).
+    if std::env::args().any(|a| a == "enumerate") {
+        let l = Labeled::new(PieceSet::CLASSIC).unwrap();
+        let path = dir.path().join("states.bin");
+        let (t, (states, _)) = time(5, || {
+            enumerate::run(&l, &path, true, Reporter::quiet()).unwrap()
+        });
+        assert_eq!(states.len(), 37_946_880);
+        row("enumerate labeled (37,946,880)", t, None);
+        return;
+    }
+    // `-- solve`: only the solve latencies.
     if !std::env::args().any(|a| a == "solve") {
         let l = Labeled::new(PieceSet::CLASSIC).unwrap();
         println!("threads: {}", rayon::current_num_threads());
