@@ -448,6 +448,13 @@ impl Board {
         }
     }
 
+    /// The first position one move away (in move order) that satisfies `pred`.
+    pub fn successor_where(&self, metric: Metric, pred: impl Fn(&Board) -> bool) -> Option<Board> {
+        let mut moves = Vec::new();
+        self.moves(metric, &mut moves);
+        moves.iter().map(|m| self.apply(m)).find(|b| pred(b))
+    }
+
     /// The board after `mv`.
     pub fn apply(&self, mv: &Move) -> Board {
         let mut b = *self;

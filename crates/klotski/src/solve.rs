@@ -73,15 +73,10 @@ pub fn solve(start: &Board, metric: Metric) -> Option<Vec<Board>> {
     keys.reverse();
     // Replay on the real boards so labels ride along.
     let mut path = vec![*start];
-    let mut moves = Vec::new();
     for &key in &keys[1..] {
-        let here = *path.last().expect("non-empty");
-        moves.clear();
-        here.moves(metric, &mut moves);
-        let step = moves
-            .iter()
-            .map(|m| here.apply(m))
-            .find(|b| Bits::from_board(b).key() == key)
+        let here = path.last().expect("non-empty");
+        let step = here
+            .successor_where(metric, |b| Bits::from_board(b).key() == key)
             .expect("every searched step is a board move");
         path.push(step);
     }
@@ -90,9 +85,7 @@ pub fn solve(start: &Board, metric: Metric) -> Option<Vec<Board>> {
 
 /// Whether `b` is one move away from `a` in `metric` (labels included).
 pub fn is_move(a: &Board, b: &Board, metric: Metric) -> bool {
-    let mut moves = Vec::new();
-    a.moves(metric, &mut moves);
-    moves.iter().any(|m| a.apply(m) == *b)
+    a.successor_where(metric, |x| x == b).is_some()
 }
 
 #[cfg(test)]

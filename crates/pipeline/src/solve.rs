@@ -84,15 +84,10 @@ impl DistanceTables {
             return None;
         }
         let mut path = vec![*start];
-        let mut moves = Vec::new();
         while d > 0 {
-            let at = *path.last().expect("path starts non-empty");
-            moves.clear();
-            at.moves(metric, &mut moves);
-            let next = moves
-                .iter()
-                .map(|m| at.apply(m))
-                .find(|b| self.distance(b) == d - 1)
+            let at = path.last().expect("path starts non-empty");
+            let next = at
+                .successor_where(metric, |b| self.distance(b) == d - 1)
                 .expect("a state at distance d has a neighbour at d - 1");
             path.push(next);
             d -= 1;
