@@ -89,28 +89,12 @@ impl Distances {
 
 /// How many states lie at each finite distance.
 pub fn histogram(values: &[u16]) -> Vec<u64> {
-    values
-        .par_chunks(CHUNK)
-        .fold(Vec::new, |mut h: Vec<u64>, chunk| {
-            for &d in chunk {
-                if d != UNREACHABLE {
-                    if h.len() <= d as usize {
-                        h.resize(d as usize + 1, 0);
-                    }
-                    h[d as usize] += 1;
-                }
-            }
-            h
-        })
-        .reduce(Vec::new, |mut a, b| {
-            if a.len() < b.len() {
-                a.resize(b.len(), 0);
-            }
-            for (x, y) in a.iter_mut().zip(b) {
-                *x += y;
-            }
-            a
-        })
+    huarong_core::tally(
+        values
+            .par_iter()
+            .filter(|&&d| d != UNREACHABLE)
+            .map(|&d| d as usize),
+    )
 }
 
 /// The BFS sources of `puzzle` as dense indices, sorted.

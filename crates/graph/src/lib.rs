@@ -116,6 +116,15 @@ impl Csr {
         &self.targets()[o[u as usize] as usize..o[u as usize + 1] as usize]
     }
 
+    /// How many states have each out-degree (`counts[d]` states have `d` moves).
+    pub fn degree_histogram(&self) -> Vec<u64> {
+        huarong_core::tally(
+            self.offsets()
+                .par_windows(2)
+                .map(|w| (w[1] - w[0]) as usize),
+        )
+    }
+
     /// Plain slices of the two sections, for hot loops.
     pub fn view(&self) -> CsrView<'_> {
         CsrView {

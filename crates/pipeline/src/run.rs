@@ -223,31 +223,8 @@ pub fn metric_stats(
         max_distance: max_distance as u32,
         max_distance_states: hist.last().copied().unwrap_or(0),
         distance_histogram: hist,
-        degree_histogram: degree_histogram(csr),
+        degree_histogram: csr.degree_histogram(),
     }
-}
-
-/// How many states have each out-degree.
-pub fn degree_histogram(csr: &Csr) -> Vec<u64> {
-    csr.offsets()
-        .par_windows(2)
-        .fold(Vec::new, |mut h: Vec<u64>, w| {
-            let d = (w[1] - w[0]) as usize;
-            if h.len() <= d {
-                h.resize(d + 1, 0);
-            }
-            h[d] += 1;
-            h
-        })
-        .reduce(Vec::new, |mut a, b| {
-            if a.len() < b.len() {
-                a.resize(b.len(), 0);
-            }
-            for (x, y) in a.iter_mut().zip(b) {
-                *x += y;
-            }
-            a
-        })
 }
 
 /// Indices of the states at the largest finite distance.
