@@ -30,19 +30,33 @@ const BOTTOM_UP_DIVISOR: usize = 24;
 
 /// The fingerprint of the distances over `csr` from `puzzle`'s sources.
 pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P, states: &StateTable, csr: &Csr) -> u64 {
-    fingerprint_of(puzzle.distance_sources(), states, csr)
+    let sources = puzzle.distance_sources();
+    let starts = match sources {
+        DistanceSources::Goals => Vec::new(),
+        DistanceSources::Starts => puzzle.starts(),
+    };
+    fingerprint_of(sources, &starts, states, csr)
 }
 
-/// [`fingerprint`] from the kind of sources alone.
-pub fn fingerprint_of(sources: DistanceSources, states: &StateTable, csr: &Csr) -> u64 {
-    Fingerprint::new("distances", VERSION)
-        .add_u64(states.checksum())
+/// [`fingerprint`] from the kind of sources (and the start codes, for
+/// [`DistanceSources::Starts`]).
+pub fn fingerprint_of(
+    sources: DistanceSources,
+    starts: &[u64],
+    states: &StateTable,
+    csr: &Csr,
+) -> u64 {
+    let mut fp = Fingerprint::new("distances", VERSION);
+    fp.add_u64(states.checksum())
         .add_u64(csr.checksum())
         .add_str(match sources {
             DistanceSources::Goals => "goals",
             DistanceSources::Starts => "starts",
-        })
-        .finish()
+        });
+    for &s in starts {
+        fp.add_u64(s);
+    }
+    fp.finish()
 }
 
 /// A verified distance table.
@@ -147,14 +161,16 @@ pub fn run<P: Puzzle + ?Sized>(
         fingerprint: Some(fp),
     };
     let (artifact, outcome) = reuse_or_build(path, expect, force, |path| {
-        if csr.is_directed() && puzzle.distance_sources() == DistanceSources::Goals {
-            return Err(StageError::Invalid(format!(
-                "{label}: distances to the goal need an undirected graph"
-            )));
-        }
+        // Distances *to* the goals of a directed graph follow the arcs backwards.
+        let reverse = csr.is_directed() && puzzle.distance_sources() == DistanceSources::Goals;
         let src = sources(puzzle, states)?;
         let bar = reporter.bar(csr.node_count() as u64, format!("distances {label}"));
-        let dist = bfs(csr, &src, |visited| bar.set_position(visited))?;
+        let progress = |visited| bar.set_position(visited);
+        let dist = if reverse {
+            bfs_reverse(csr, &src, progress)?
+        } else {
+            bfs(csr, &src, progress)?
+        };
         bar.finish();
         let w = ArtifactWriter::create(
             path,
@@ -171,6 +187,26 @@ pub fn run<P: Puzzle + ?Sized>(
 
 /// Parallel direction-optimizing BFS from `sources`; `progress` gets the visited count per level.
 pub fn bfs(csr: &Csr, sources: &[u32], progress: impl Fn(u64)) -> Result<Vec<u16>, StageError> {
+    level_bfs(csr, sources, false, progress)
+}
+
+/// Parallel BFS along the arcs *backwards*: the distance of every state to the nearest of
+/// `sources` (for directed graphs; every level runs bottom-up over the forward arcs, so no
+/// transposed graph is needed).
+pub fn bfs_reverse(
+    csr: &Csr,
+    sources: &[u32],
+    progress: impl Fn(u64),
+) -> Result<Vec<u16>, StageError> {
+    level_bfs(csr, sources, true, progress)
+}
+
+fn level_bfs(
+    csr: &Csr,
+    sources: &[u32],
+    reverse: bool,
+    progress: impl Fn(u64),
+) -> Result<Vec<u16>, StageError> {
     let g = csr.view();
     let n = g.node_count();
     let dist: Vec<AtomicU16> = (0..n)
@@ -197,7 +233,9 @@ pub fn bfs(csr: &Csr, sources: &[u32], progress: impl Fn(u64)) -> Result<Vec<u16
             )));
         }
         let next_level = level + 1;
-        let bottom_up = !csr.is_directed() && frontier.len() * BOTTOM_UP_DIVISOR > n;
+        // Bottom-up asks "has v an arc into the frontier?": the forward search on a symmetric
+        // graph, or the backward search on a directed one.
+        let bottom_up = reverse || (!csr.is_directed() && frontier.len() * BOTTOM_UP_DIVISOR > n);
         frontier = if bottom_up {
             let cur = frontier.into_bits(words);
             let mut next = vec![0u64; words];
@@ -327,6 +365,35 @@ pub mod reference {
                 if dist[v as usize] == UNREACHABLE {
                     dist[v as usize] = d;
                     queue.push_back(v);
+                }
+            }
+        }
+        dist
+    }
+
+    /// Sequential queue BFS along the arcs backwards (over an explicitly transposed graph).
+    pub fn bfs_reverse(csr: &Csr, sources: &[u32]) -> Vec<u16> {
+        let n = csr.node_count();
+        let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for u in 0..n as u32 {
+            for &v in csr.neighbors(u) {
+                preds[v as usize].push(u);
+            }
+        }
+        let mut dist = vec![UNREACHABLE; n];
+        let mut queue = VecDeque::new();
+        for &s in sources {
+            if dist[s as usize] == UNREACHABLE {
+                dist[s as usize] = 0;
+                queue.push_back(s);
+            }
+        }
+        while let Some(v) = queue.pop_front() {
+            let d = dist[v as usize] + 1;
+            for &u in &preds[v as usize] {
+                if dist[u as usize] == UNREACHABLE {
+                    dist[u as usize] = d;
+                    queue.push_back(u);
                 }
             }
         }

@@ -5,7 +5,6 @@
 //! discovered by a breadth-first search from the puzzle's start states and then sorted. Either way
 //! the table is sorted, so [`StateTable::lookup`] ranks a code by binary search.
 
-use std::collections::HashSet;
 use std::path::Path;
 
 use huarong_core::{
@@ -21,7 +20,7 @@ const CHUNK: u64 = 1 << 16;
 
 /// The fingerprint a state table of `puzzle` must carry.
 pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P) -> u64 {
-    fingerprint_of(puzzle.name(), &puzzle.space_id())
+    fingerprint_of(puzzle.name(), &huarong_core::space_key(puzzle))
 }
 
 /// [`fingerprint`] from the puzzle's name and space id alone.
@@ -141,39 +140,14 @@ fn write_explored<P: Puzzle + ?Sized>(
     reporter: Reporter,
 ) -> Result<Header, StageError> {
     let bar = reporter.bar(0, format!("explore {}", puzzle.space_id()));
-    let mut seen: HashSet<u64> = HashSet::new();
-    let mut frontier: Vec<u64> = Vec::new();
-    for s in puzzle.starts() {
-        if seen.insert(s) {
-            frontier.push(s);
-        }
-    }
-    let mut out = Vec::new();
-    while !frontier.is_empty() {
-        let mut next = Vec::new();
-        for &code in &frontier {
-            for metric in 0..puzzle.metrics().len() {
-                out.clear();
-                puzzle.successors(code, metric, &mut out);
-                for &c in &out {
-                    if seen.insert(c) {
-                        next.push(c);
-                    }
-                }
-            }
-        }
-        bar.inc(frontier.len() as u64);
-        frontier = next;
-    }
+    let codes = explore(puzzle, |n| bar.inc(n));
     bar.finish();
-    if seen.len() as u64 > u32::MAX as u64 {
+    if codes.len() as u64 > u32::MAX as u64 {
         return Err(StageError::Invalid(format!(
             "{label}: {} states do not fit a u32 dense index",
-            seen.len()
+            codes.len()
         )));
     }
-    let mut codes: Vec<u64> = seen.into_iter().collect();
-    codes.par_sort_unstable();
     let w = ArtifactWriter::create(
         path,
         KIND,
@@ -183,6 +157,56 @@ fn write_explored<P: Puzzle + ?Sized>(
     )?;
     w.write(0, 0, &codes)?;
     Ok(w.finish()?)
+}
+
+/// Every state reachable from the puzzle's starts (in any metric), sorted.
+///
+/// A level-synchronous parallel search over sorted vectors instead of a hash set: each level's
+/// successors are generated in parallel, sorted and deduplicated, stripped of the states
+/// already known (binary search), and merged into the sorted set of known states.
+pub fn explore<P: Puzzle + ?Sized>(puzzle: &P, progress: impl Fn(u64)) -> Vec<u64> {
+    let mut frontier: Vec<u64> = puzzle.starts();
+    frontier.sort_unstable();
+    frontier.dedup();
+    let mut seen = frontier.clone();
+    let metrics = puzzle.metrics().len();
+    while !frontier.is_empty() {
+        let mut next: Vec<u64> = frontier
+            .par_chunks(1024)
+            .flat_map_iter(|chunk| {
+                let mut out = Vec::new();
+                for &code in chunk {
+                    for metric in 0..metrics {
+                        puzzle.successors(code, metric, &mut out);
+                    }
+                }
+                out
+            })
+            .collect();
+        next.par_sort_unstable();
+        next.dedup();
+        let next: Vec<u64> = next
+            .into_par_iter()
+            .filter(|c| seen.binary_search(c).is_err())
+            .collect();
+        progress(next.len() as u64);
+        let mut merged = Vec::with_capacity(seen.len() + next.len());
+        let (mut i, mut j) = (0, 0);
+        while i < seen.len() && j < next.len() {
+            if seen[i] < next[j] {
+                merged.push(seen[i]);
+                i += 1;
+            } else {
+                merged.push(next[j]);
+                j += 1;
+            }
+        }
+        merged.extend_from_slice(&seen[i..]);
+        merged.extend_from_slice(&next[j..]);
+        seen = merged;
+        frontier = next;
+    }
+    seen
 }
 
 #[cfg(test)]

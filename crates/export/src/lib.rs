@@ -66,6 +66,10 @@ impl Table {
         self.push(Column::new(name.into(), values))
     }
 
+    pub fn opt_u64(self, name: &str, values: Vec<Option<u64>>) -> Self {
+        self.push(Column::new(name.into(), values))
+    }
+
     pub fn u64(self, name: &str, values: Vec<u64>) -> Self {
         self.push(UInt64Chunked::from_vec(name.into(), values).into_column())
     }

@@ -33,7 +33,7 @@ const CHUNK: usize = 1 << 14;
 pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P, metric: usize, states: &StateTable) -> u64 {
     fingerprint_of(
         puzzle.name(),
-        &puzzle.space_id(),
+        &huarong_core::space_key(puzzle),
         puzzle.metrics()[metric],
         states,
     )

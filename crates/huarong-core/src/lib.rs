@@ -8,7 +8,7 @@ pub mod stage;
 
 pub use artifact::{Artifact, ArtifactError, ArtifactWriter, Expect, Fingerprint, Header, Section};
 pub use progress::{Progress, Reporter};
-pub use puzzle::{DistanceSources, Puzzle, metric_index};
+pub use puzzle::{DistanceSources, Puzzle, metric_index, space_key};
 pub use stage::{Outcome, StageError, reuse_or_build};
 
 /// How many times each value occurs: `counts[v]` for every value `v` the iterator yields
@@ -35,6 +35,21 @@ where
             }
             a
         })
+}
+
+/// SplitMix64: a tiny deterministic generator for sampled and generated cases (reproducible
+/// from its seed on every platform).
+#[derive(Debug, Clone)]
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
 }
 
 /// Marks "no distance" (unreachable from the sources) in distance arrays.

@@ -27,6 +27,13 @@ pub trait Puzzle: Sync {
     /// artifact fingerprint and of the output folder name.
     fn space_id(&self) -> String;
 
+    /// Everything besides the space id that defines the space and its moves (a start state, a
+    /// board's obstacles, options), folded into the artifact fingerprints so that changing it
+    /// invalidates them. Empty by default.
+    fn parameters(&self) -> String {
+        String::new()
+    }
+
     /// The move metrics this puzzle's graph can be built in (indices are the `metric` arguments).
     fn metrics(&self) -> &'static [&'static str];
 
@@ -91,6 +98,16 @@ pub trait Puzzle: Sync {
                 lookup(c).expect("successor of a state must be a state of the same space")
             }),
         );
+    }
+}
+
+/// The space id and the [`Puzzle::parameters`] as one fingerprint key.
+pub fn space_key<P: Puzzle + ?Sized>(puzzle: &P) -> String {
+    let params = puzzle.parameters();
+    if params.is_empty() {
+        puzzle.space_id()
+    } else {
+        format!("{}|{params}", puzzle.space_id())
     }
 }
 

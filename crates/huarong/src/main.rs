@@ -59,6 +59,15 @@ enum Command {
         #[arg(long)]
         cold: bool,
     },
+    /// Answer a contest judge's input (stdin) with exactly the judge's output (stdout).
+    ///
+    /// square-destroyer (UVa 1603), omnigravity (UVa 12282) or solitaire (HDU 1401). Exit status
+    /// 2 with a message naming the case and line if the input is malformed.
+    Judge {
+        /// Which judge.
+        #[arg(value_parser = ["square-destroyer", "omnigravity", "solitaire"])]
+        puzzle: String,
+    },
     /// Check every artifact (header, size, checksum) and Parquet file (export manifest) of a
     /// pipeline's output folder. Exit status 2 if any is bad.
     Verify {
@@ -106,6 +115,30 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             tables,
             cold,
         } => solve(&layout, &metric, json, (!cold).then_some(tables.as_path())),
+        Command::Judge { puzzle } => {
+            use std::io::Read;
+            let mut input = String::new();
+            std::io::stdin()
+                .read_to_string(&mut input)
+                .context("reading the judge input from stdin (it must be text)")?;
+            let output = match puzzle.as_str() {
+                "square-destroyer" => {
+                    square_destroyer::judge::run(&input).map_err(|e| e.to_string())
+                }
+                "omnigravity" => omnigravity::judge::run(&input).map_err(|e| e.to_string()),
+                _ => solitaire::judge::run(&input).map_err(|e| e.to_string()),
+            };
+            match output {
+                Ok(text) => {
+                    emit(&text)?;
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => {
+                    eprintln!("error: {puzzle} judge input: {e}");
+                    Ok(ExitCode::from(2))
+                }
+            }
+        }
         Command::Verify { dir } => {
             let checks = pipeline::manifest::verify_dir(&dir)
                 .with_context(|| format!("reading {}", dir.display()))?;

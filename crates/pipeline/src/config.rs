@@ -4,15 +4,35 @@
 //! name = "huarong"                 # names the run
 //! output = "outputs/huarong"       # relative paths resolve against the current directory
 //!
-//! [huarong]                        # the puzzle section (exactly one)
+//! [huarong]                        # the puzzle section (exactly one of the four below)
 //! piece_sets = ["h1v4s4"]          # "h<N>v<N>s<N>" each
 //! spaces = ["unlabeled", "labeled"]
 //! metrics = ["step", "straight", "piece"]
+//! ```
+//!
+//! The other puzzles' sections:
+//!
+//! ```toml
+//! [solitaire]
+//! start = "4 4 4 5 5 4 6 5"        # r1 c1 … r4 c4, 1-based: distances are measured from here
+//! goal = "2 4 3 3 3 6 4 6"         # the summary's goal state (and its `answer`)
+//!
+//! [[omnigravity.boards]]           # one state space per board
+//! name = "sample-1"                # folder name: letters, digits, '-' and '_'
+//! board = "....AA../....AA#./..."  # 8 rows of A B C D . #, separated by '/'
+//!
+//! [square-destroyer]
+//! exhaustive = [1, 2, 3]           # grids whose every removal set gets a state (n <= 3)
+//! symmetric = true                 # one state per orbit of the square's 8 symmetries
+//! sampled = [4, 5]                 # grids answered by search for the empty grid and samples
+//! samples = 20                     # random removal sets per sampled grid
+//! seed = 1603
 //! ```
 
 use std::path::{Path, PathBuf};
 
 use klotski::{Metric, PieceSet};
+use omnigravity::Board;
 use serde::Deserialize;
 
 /// A pipeline that cannot be loaded.
@@ -42,6 +62,48 @@ struct RawPipeline {
     name: String,
     output: PathBuf,
     huarong: Option<RawHuarong>,
+    solitaire: Option<RawSolitaire>,
+    omnigravity: Option<RawOmniGravity>,
+    #[serde(rename = "square-destroyer")]
+    square_destroyer: Option<RawSquareDestroyer>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSolitaire {
+    start: String,
+    goal: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOmniGravity {
+    boards: Vec<RawBoard>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBoard {
+    name: String,
+    board: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSquareDestroyer {
+    exhaustive: Vec<usize>,
+    #[serde(default = "yes")]
+    symmetric: bool,
+    #[serde(default)]
+    sampled: Vec<usize>,
+    #[serde(default)]
+    samples: usize,
+    #[serde(default)]
+    seed: u64,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Debug, Deserialize)]
@@ -64,7 +126,36 @@ pub struct Pipeline {
 #[derive(Debug, Clone)]
 pub enum PuzzleConfig {
     Huarong(HuarongConfig),
+    Solitaire(SolitaireConfig),
+    OmniGravity(OmniGravityConfig),
+    SquareDestroyer(SquareDestroyerConfig),
 }
+
+/// Solitaire: the start distances are measured from and the goal the summary reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SolitaireConfig {
+    pub start: u64,
+    pub goal: u64,
+}
+
+/// OmniGravity: named boards, one state space each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OmniGravityConfig {
+    pub boards: Vec<(String, Board)>,
+}
+
+/// Square Destroyer: exhaustive spaces for small grids, searched answers for larger ones.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SquareDestroyerConfig {
+    pub exhaustive: Vec<usize>,
+    pub symmetric: bool,
+    pub sampled: Vec<usize>,
+    pub samples: usize,
+    pub seed: u64,
+}
+
+/// Largest grid whose every removal set gets a state (n = 4 would have 2^40).
+pub const MAX_EXHAUSTIVE_N: usize = 3;
 
 #[derive(Debug, Clone)]
 pub struct HuarongConfig {
@@ -92,39 +183,125 @@ impl Pipeline {
         if raw.name.trim().is_empty() {
             return Err("`name` must not be empty".into());
         }
-        let Some(h) = raw.huarong else {
-            return Err("no puzzle section: add [huarong]".into());
+        let sections = [
+            raw.huarong.is_some(),
+            raw.solitaire.is_some(),
+            raw.omnigravity.is_some(),
+            raw.square_destroyer.is_some(),
+        ];
+        let puzzle = match sections.iter().filter(|&&s| s).count() {
+            0 => {
+                return Err("no puzzle section: add one of [huarong], [solitaire], \
+                     [omnigravity], [square-destroyer]"
+                    .into());
+            }
+            1 => {
+                if let Some(s) = raw.solitaire {
+                    solitaire_config(s)?
+                } else if let Some(o) = raw.omnigravity {
+                    omnigravity_config(o)?
+                } else if let Some(q) = raw.square_destroyer {
+                    square_destroyer_config(q)?
+                } else {
+                    huarong_config(raw.huarong.expect("one section is set"))?
+                }
+            }
+            _ => return Err("more than one puzzle section: a pipeline runs one puzzle".into()),
         };
-        if h.piece_sets.is_empty() || h.spaces.is_empty() || h.metrics.is_empty() {
-            return Err("[huarong] needs at least one piece set, space and metric".into());
-        }
-        let piece_sets = h
-            .piece_sets
-            .iter()
-            .map(|s| {
-                s.parse::<PieceSet>()
-                    .map_err(|e| format!("[huarong] piece_sets: {e}"))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let metrics = h
-            .metrics
-            .iter()
-            .map(|m| {
-                Metric::from_name(m).ok_or_else(|| {
-                    format!("[huarong] metrics: unknown metric {m:?} (use step, straight, piece)")
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
         Ok(Pipeline {
             name: raw.name,
             output: raw.output,
-            puzzle: PuzzleConfig::Huarong(HuarongConfig {
-                piece_sets: dedup(piece_sets),
-                spaces: dedup(h.spaces),
-                metrics: dedup(metrics),
-            }),
+            puzzle,
         })
     }
+}
+
+fn solitaire_config(s: RawSolitaire) -> Result<PuzzleConfig, String> {
+    let start = solitaire::parse(&s.start).map_err(|e| format!("[solitaire] start: {e}"))?;
+    let goal = solitaire::parse(&s.goal).map_err(|e| format!("[solitaire] goal: {e}"))?;
+    Ok(PuzzleConfig::Solitaire(SolitaireConfig { start, goal }))
+}
+
+fn omnigravity_config(o: RawOmniGravity) -> Result<PuzzleConfig, String> {
+    if o.boards.is_empty() {
+        return Err("[omnigravity] needs at least one board".into());
+    }
+    let mut boards: Vec<(String, Board)> = Vec::new();
+    for (i, b) in o.boards.into_iter().enumerate() {
+        let at = format!("[omnigravity] board {} ({:?})", i + 1, b.name);
+        let ok_name = !b.name.is_empty()
+            && b.name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !ok_name {
+            return Err(format!(
+                "{at}: a board name is a folder name: letters, digits, '-' and '_'"
+            ));
+        }
+        if boards.iter().any(|(n, _)| *n == b.name) {
+            return Err(format!("{at}: the name is used twice"));
+        }
+        let board = Board::parse(&b.board).map_err(|e| format!("{at}: {e}"))?;
+        boards.push((b.name, board));
+    }
+    Ok(PuzzleConfig::OmniGravity(OmniGravityConfig { boards }))
+}
+
+fn square_destroyer_config(q: RawSquareDestroyer) -> Result<PuzzleConfig, String> {
+    for &n in &q.exhaustive {
+        if !(1..=MAX_EXHAUSTIVE_N).contains(&n) {
+            return Err(format!(
+                "[square-destroyer] exhaustive: grid size {n} is outside 1..={MAX_EXHAUSTIVE_N} \
+                 (n = 4 has 2^40 removal sets; list it under `sampled`)"
+            ));
+        }
+    }
+    for &n in &q.sampled {
+        if !(1..=square_destroyer::MAX_N).contains(&n) {
+            return Err(format!(
+                "[square-destroyer] sampled: grid size {n} is outside 1..={}",
+                square_destroyer::MAX_N
+            ));
+        }
+    }
+    if q.exhaustive.is_empty() && q.sampled.is_empty() {
+        return Err("[square-destroyer] needs at least one grid (exhaustive or sampled)".into());
+    }
+    Ok(PuzzleConfig::SquareDestroyer(SquareDestroyerConfig {
+        exhaustive: dedup(q.exhaustive),
+        symmetric: q.symmetric,
+        sampled: dedup(q.sampled),
+        samples: q.samples,
+        seed: q.seed,
+    }))
+}
+
+fn huarong_config(h: RawHuarong) -> Result<PuzzleConfig, String> {
+    if h.piece_sets.is_empty() || h.spaces.is_empty() || h.metrics.is_empty() {
+        return Err("[huarong] needs at least one piece set, space and metric".into());
+    }
+    let piece_sets = h
+        .piece_sets
+        .iter()
+        .map(|s| {
+            s.parse::<PieceSet>()
+                .map_err(|e| format!("[huarong] piece_sets: {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let metrics = h
+        .metrics
+        .iter()
+        .map(|m| {
+            Metric::from_name(m).ok_or_else(|| {
+                format!("[huarong] metrics: unknown metric {m:?} (use step, straight, piece)")
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(PuzzleConfig::Huarong(HuarongConfig {
+        piece_sets: dedup(piece_sets),
+        spaces: dedup(h.spaces),
+        metrics: dedup(metrics),
+    }))
 }
 
 fn dedup<T: PartialEq>(items: Vec<T>) -> Vec<T> {
@@ -153,7 +330,9 @@ metrics = ["piece", "step"]
     #[test]
     fn parses_a_pipeline() {
         let p = Pipeline::parse(GOOD).unwrap();
-        let PuzzleConfig::Huarong(h) = p.puzzle;
+        let PuzzleConfig::Huarong(h) = p.puzzle else {
+            panic!("a huarong pipeline")
+        };
         assert_eq!(h.piece_sets, vec![PieceSet::CLASSIC]);
         assert_eq!(h.metrics, vec![Metric::Piece, Metric::Step]);
     }

@@ -5,6 +5,7 @@
 pub mod config;
 pub mod manifest;
 pub mod run;
+pub mod sibling;
 pub mod solve;
 pub mod tables;
 
@@ -62,6 +63,27 @@ pub fn run_pipeline(
             let spaces = run_huarong(h, &output, opts)?;
             let t = std::time::Instant::now();
             let (tables, export_outcome) = export_huarong(h, &spaces, &output, opts)?;
+            let export_seconds = t.elapsed().as_secs_f64();
+            if opts.log {
+                eprintln!(
+                    "  {:<22} {:<15} {export_seconds:>8.3} s  {export_outcome}",
+                    "parquet", "export"
+                );
+            }
+            Ok(RunReport {
+                name: pipeline.name.clone(),
+                output,
+                spaces,
+                tables,
+                export_outcome,
+                export_seconds,
+            })
+        }
+        other => {
+            let spaces = sibling::run_spaces(other, &output, opts)?;
+            let t = std::time::Instant::now();
+            let (tables, export_outcome) = sibling::export(&spaces, &output, opts)?;
+            let spaces = spaces.reports();
             let export_seconds = t.elapsed().as_secs_f64();
             if opts.log {
                 eprintln!(
@@ -208,6 +230,7 @@ fn write_huarong_tables(
             let c = m.components.ids()[i];
             records.push(Record {
                 name: (*name).to_owned(),
+                space: u.space_id(),
                 layout: (*layout).to_owned(),
                 piece_set: u.piece_set().to_string(),
                 metric: m.name.clone(),
@@ -228,6 +251,7 @@ fn write_huarong_tables(
                 let c = m.components.ids()[i as usize];
                 records.push(Record {
                     name: "farthest".to_owned(),
+                    space: u.space_id(),
                     layout: klotski::render(&u.board(i)),
                     piece_set: set.to_string(),
                     metric: m.name.clone(),

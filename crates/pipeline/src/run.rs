@@ -59,6 +59,10 @@ pub struct SpaceReport {
     pub dir: PathBuf,
     pub states: u64,
     pub goal_states: u64,
+    /// The puzzle's own question answered for this space (OmniGravity: reachable static states;
+    /// Solitaire: moves from the start to the goal; Square Destroyer: removals for the full
+    /// grid). `None` where the puzzle has none or it has no answer.
+    pub answer: Option<u64>,
     pub metrics: Vec<MetricStats>,
     pub log: Vec<StageLog>,
 }
@@ -181,6 +185,7 @@ pub fn run_space<P: Puzzle + ?Sized>(
         dir: dir.to_owned(),
         states: states.len() as u64,
         goal_states,
+        answer: None,
         metrics: stats,
         log,
     })

@@ -60,7 +60,7 @@ impl DistanceTables {
             graph::fingerprint_of("huarong", &space_id, name, &states),
             false,
         )?;
-        let fp = distances::fingerprint_of(DistanceSources::Goals, &states, &csr);
+        let fp = distances::fingerprint_of(DistanceSources::Goals, &[], &states, &csr);
         let distances = Distances::open_with(&paths[2], fp)?;
         Ok(Some(DistanceTables {
             dir,

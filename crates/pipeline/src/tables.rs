@@ -123,7 +123,8 @@ pub fn write_summary(spaces: &[SpaceReport], path: &Path) -> Result<u64, ExportE
             "max_distance",
             rows.iter().map(|(_, m)| m.max_distance).collect(),
         )
-        .u64("max_distance_states", col(&|_, m| m.max_distance_states));
+        .u64("max_distance_states", col(&|_, m| m.max_distance_states))
+        .opt_u64("answer", rows.iter().map(|(s, _)| s.answer).collect());
     Ok(table.write(path)?)
 }
 
@@ -131,6 +132,8 @@ pub fn write_summary(spaces: &[SpaceReport], path: &Path) -> Result<u64, ExportE
 #[derive(Debug, Clone)]
 pub struct Record {
     pub name: String,
+    /// The state space the layout belongs to.
+    pub space: String,
     pub layout: String,
     pub piece_set: String,
     pub metric: String,
@@ -143,6 +146,7 @@ pub fn write_records(records: &[Record], path: &Path) -> Result<u64, ExportError
     let table = Table::new()
         .str("name", records.iter().map(|r| r.name.clone()).collect())
         .str("layout", records.iter().map(|r| r.layout.clone()).collect())
+        .str("space", records.iter().map(|r| r.space.clone()).collect())
         .str(
             "piece_set",
             records.iter().map(|r| r.piece_set.clone()).collect(),
