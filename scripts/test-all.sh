@@ -26,9 +26,11 @@ fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r notebooks/requirements.txt
 # The binary `cargo test` just built (same features, so no second build of polars).
 huarong="${CARGO_TARGET_DIR:-target}/release/huarong"
-"$huarong" run pipelines/huarong-canonical.toml --quiet --output "$scratch/huarong-canonical" > /dev/null
-"$venv/bin/python" tests/python/check_outputs.py "$scratch/huarong-canonical"
-"$venv/bin/python" tests/python/run_notebooks.py "$scratch/huarong-canonical" "$huarong" \
-  "$scratch/executed"
+pipelines=(huarong-canonical solitaire omnigravity square-destroyer)
+for p in "${pipelines[@]}"; do
+  "$huarong" run "pipelines/$p.toml" --quiet --output "$scratch/$p" > /dev/null
+done
+"$venv/bin/python" tests/python/check_outputs.py "${pipelines[@]/#/$scratch/}"
+"$venv/bin/python" tests/python/run_notebooks.py "$scratch" "$huarong" "$scratch/executed"
 # Two Python checks passed (set -e stops at the first failure).
 echo "total: $((passed + 2)) passed, 0 failed"

@@ -1,8 +1,10 @@
 """Executes every notebook (jupytext percent scripts in notebooks/) and fails on any cell error.
 
-Usage: python run_notebooks.py OUTPUT_DIR HUARONG_BIN [EXECUTED_DIR]
-The notebooks read OUTPUT_DIR (through HUARONG_OUTPUTS) and call HUARONG_BIN; executed copies go
-to EXECUTED_DIR (default: a temporary folder), never into the repository.
+Usage: python run_notebooks.py OUTPUTS_ROOT HUARONG_BIN [EXECUTED_DIR]
+OUTPUTS_ROOT holds the pipelines' output folders: huarong.py reads OUTPUTS_ROOT/huarong-canonical
+(through HUARONG_OUTPUTS), siblings.py reads OUTPUTS_ROOT/{solitaire,omnigravity,square-destroyer}
+(through SIBLING_OUTPUTS); notebooks call HUARONG_BIN. Executed copies go to EXECUTED_DIR
+(default: a temporary folder), never into the repository.
 """
 
 import os
@@ -15,10 +17,11 @@ from nbclient import NotebookClient
 
 
 def main() -> None:
-    out, binary = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
+    root, binary = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
     executed = Path(sys.argv[3]) if len(sys.argv) > 3 else Path(tempfile.mkdtemp())
     executed.mkdir(parents=True, exist_ok=True)
-    os.environ["HUARONG_OUTPUTS"] = str(out)
+    os.environ["HUARONG_OUTPUTS"] = str(root / "huarong-canonical")
+    os.environ["SIBLING_OUTPUTS"] = str(root)
     os.environ["HUARONG_BIN"] = str(binary)
     os.environ.pop("MPLBACKEND", None)  # the kernel draws inline
     notebooks = Path(__file__).resolve().parents[2] / "notebooks"
