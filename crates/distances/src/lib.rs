@@ -436,4 +436,26 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn reverse_bfs_on_a_directed_graph_matches_the_reference() {
+        // Square Destroyer n = 2: all 4,096 removal sets, a directed acyclic graph whose goal
+        // distances run against the arcs.
+        let dir = tempfile::tempdir().unwrap();
+        let q = Reporter::quiet();
+        for symmetric in [false, true] {
+            let p = square_destroyer::SquareDestroyer::new(2, symmetric);
+            let (states, _) = enumerate::run(&p, &dir.path().join("s"), true, q).unwrap();
+            let (g, _) = graph::run(&p, &states, 0, &dir.path().join("g"), true, q).unwrap();
+            assert!(g.is_directed());
+            let (d, _) = run(&p, &states, &g, &dir.path().join("d"), "n2", true, q).unwrap();
+            let src = sources(&p, &states).unwrap();
+            assert_eq!(d.values(), &reference::bfs_reverse(&g, &src)[..]);
+            // Removing everything leaves no square: every set reaches a goal; the full grid
+            // needs 3 removals.
+            assert!(d.values().iter().all(|&x| x != UNREACHABLE));
+            let full = states.lookup(p.grid().full()).unwrap();
+            assert_eq!(d.values()[full as usize], 3);
+        }
+    }
 }

@@ -352,4 +352,45 @@ metrics = ["piece", "step"]
         let e = Pipeline::parse("name = = 1").unwrap_err();
         assert!(e.contains("line 1"), "{e}");
     }
+
+    #[test]
+    fn sibling_sections() {
+        let head = "name = \"t\"\noutput = \"o\"\n";
+        let p = Pipeline::parse(&format!(
+            "{head}[solitaire]\nstart = \"4 4 4 5 5 4 6 5\"\ngoal = \"2 4 3 3 3 6 4 6\"\n"
+        ))
+        .unwrap();
+        assert!(matches!(p.puzzle, PuzzleConfig::Solitaire(_)));
+        let e = Pipeline::parse(&format!(
+            "{head}[solitaire]\nstart = \"4 4 4 5 5 4 6 9\"\ngoal = \"2 4 3 3 3 6 4 6\"\n"
+        ))
+        .unwrap_err();
+        assert_eq!(e, "[solitaire] start: piece 4: column 9 is outside 1..=8");
+        let board = "AABBCCDD/AABBCCDD/......../......../......../......../......../........";
+        let og = |name: &str, b: &str| {
+            format!("{head}[[omnigravity.boards]]\nname = \"{name}\"\nboard = \"{b}\"\n")
+        };
+        assert!(Pipeline::parse(&og("b-1", board)).is_ok());
+        let e = Pipeline::parse(&og("a/b", board)).unwrap_err();
+        assert!(e.contains("a board name is a folder name"), "{e}");
+        let e = Pipeline::parse(&og("b", &board.replacen('A', "E", 1))).unwrap_err();
+        assert!(
+            e.contains("board 1 (\"b\"): row 1, column 1: unknown character 'E'"),
+            "{e}"
+        );
+        let twice = format!("{}{}", og("b", board), &og("b", board)[head.len()..]);
+        let e = Pipeline::parse(&twice).unwrap_err();
+        assert!(e.contains("the name is used twice"), "{e}");
+        let sd = |body: &str| Pipeline::parse(&format!("{head}[square-destroyer]\n{body}"));
+        assert!(sd("exhaustive = [1, 2]\n").is_ok());
+        let e = sd("exhaustive = [4]\n").unwrap_err();
+        assert!(e.contains("grid size 4 is outside 1..=3"), "{e}");
+        let e = sd("exhaustive = []\nsampled = [6]\n").unwrap_err();
+        assert!(e.contains("sampled: grid size 6 is outside 1..=5"), "{e}");
+        let e = sd("exhaustive = [1]\nseeds = 3\n").unwrap_err();
+        assert!(e.contains("seeds"), "{e}");
+        let e =
+            Pipeline::parse(&format!("{GOOD}[square-destroyer]\nexhaustive = [1]\n")).unwrap_err();
+        assert!(e.contains("more than one puzzle section"), "{e}");
+    }
 }
