@@ -104,6 +104,70 @@ impl Table {
     }
 }
 
+/// The first rows of a Parquet file as text, for people to read (`huarong inspect`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextTable {
+    /// Column names with their types, e.g. `states (u64)`.
+    pub columns: Vec<String>,
+    /// Up to the requested number of rows; nulls are empty strings.
+    pub rows: Vec<Vec<String>>,
+    /// Rows in the file.
+    pub total_rows: usize,
+}
+
+/// Reads the first `limit` rows of the Parquet file at `path` as text.
+pub fn read_text(path: &Path, limit: usize) -> Result<TextTable, ExportError> {
+    let polars_err = |source| ExportError::Polars {
+        path: path.to_owned(),
+        source,
+    };
+    let file = File::open(path).map_err(|source| ExportError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut reader = ParquetReader::new(file);
+    let total_rows = reader.num_rows().map_err(polars_err)?;
+    let df = reader
+        .with_slice(Some((0, limit)))
+        .finish()
+        .map_err(polars_err)?;
+    let columns = df
+        .columns()
+        .iter()
+        .map(|c| format!("{} ({})", c.name(), short_type(c.dtype())))
+        .collect();
+    let mut rows = Vec::with_capacity(df.height());
+    for i in 0..df.height() {
+        let row = df
+            .columns()
+            .iter()
+            .map(|c| match c.get(i) {
+                Ok(AnyValue::Null) => String::new(),
+                Ok(AnyValue::String(s)) => s.to_owned(),
+                Ok(AnyValue::StringOwned(s)) => s.to_string(),
+                Ok(v) => v.to_string(),
+                Err(e) => format!("<{e}>"),
+            })
+            .collect();
+        rows.push(row);
+    }
+    Ok(TextTable {
+        columns,
+        rows,
+        total_rows,
+    })
+}
+
+fn short_type(t: &DataType) -> String {
+    match t {
+        DataType::String => "str".into(),
+        DataType::Boolean => "bool".into(),
+        DataType::UInt32 => "u32".into(),
+        DataType::UInt64 => "u64".into(),
+        other => other.to_string(),
+    }
+}
+
 /// A Parquet file written batch by batch; dropped unfinished, its temporary file is removed.
 pub struct TableWriter {
     tmp: PathBuf,

@@ -58,6 +58,30 @@ enum Command {
         /// Never use tables: always search.
         #[arg(long)]
         cold: bool,
+        /// Also draw the solution into this SVG file (a grid of numbered frames).
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
+        /// Print the boards (numbered strips, the moved piece highlighted) even when stdout is
+        /// not a terminal; on a terminal they are the default, in colour.
+        #[arg(long)]
+        boards: bool,
+    },
+    /// Draw one Huarong Dao layout as an SVG picture.
+    Render {
+        /// The layout, e.g. VCCV/VCCV/VHHV/VSSV/S..S.
+        layout: String,
+        /// The SVG file to write.
+        #[arg(long, short, value_name = "FILE")]
+        output: PathBuf,
+    },
+    /// Print what a pipeline's output folder holds: the summary, the records and the size of
+    /// every Parquet table, as aligned tables (any puzzle).
+    Inspect {
+        /// The output folder, e.g. outputs/huarong.
+        dir: PathBuf,
+        /// Most records to print.
+        #[arg(long, default_value_t = 30)]
+        rows: usize,
     },
     /// Answer a contest judge's input (stdin) with exactly the judge's output (stdout).
     ///
@@ -114,7 +138,32 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             json,
             tables,
             cold,
-        } => solve(&layout, &metric, json, (!cold).then_some(tables.as_path())),
+            svg,
+            boards,
+        } => solve(
+            &layout,
+            &metric,
+            SolveOutput { json, svg, boards },
+            (!cold).then_some(tables.as_path()),
+        ),
+        Command::Render { layout, output } => {
+            let parsed = match klotski::parse(&layout) {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("error: invalid layout {layout:?}: {e}");
+                    return Ok(ExitCode::from(2));
+                }
+            };
+            let doc = render::svg::board(&parsed.board, parsed.labeled);
+            std::fs::write(&output, doc)
+                .with_context(|| format!("writing {}", output.display()))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Inspect { dir, rows } => {
+            let seen = pipeline::inspect::inspect(&dir, rows)?;
+            emit(&format_inspection(&dir, &seen))?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Judge { puzzle } => {
             use std::io::Read;
             let mut input = String::new();
@@ -164,12 +213,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// What `solve` prints or writes besides the move count.
+struct SolveOutput {
+    json: bool,
+    svg: Option<PathBuf>,
+    boards: bool,
+}
+
 fn solve(
     layout: &str,
     metric: &str,
-    json: bool,
+    output: SolveOutput,
     tables: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
+    use std::io::IsTerminal;
     let parsed = match klotski::parse(layout) {
         Ok(p) => p,
         Err(e) => {
@@ -197,7 +254,18 @@ fn solve(
     };
     let moves = path.len() - 1;
     let layouts: Vec<String> = path.iter().map(render).collect();
-    let text = if json {
+    let frames = render::frames(&path);
+    if let Some(file) = &output.svg {
+        let title = format!(
+            "{} — {moves} moves ({} metric)",
+            render(&parsed.board),
+            metric.name()
+        );
+        let doc = render::svg::solution(&frames, parsed.labeled, 12, &title);
+        std::fs::write(file, doc).with_context(|| format!("writing {}", file.display()))?;
+    }
+    let tty = std::io::stdout().is_terminal();
+    let text = if output.json {
         let v = serde_json::json!({
             "layout": render(&parsed.board),
             "metric": metric.name(),
@@ -205,6 +273,20 @@ fn solve(
             "path": layouts,
         });
         format!("{v}\n")
+    } else if tty || output.boards {
+        let style = render::text::Style {
+            labeled: parsed.labeled,
+            colour: tty && std::env::var_os("NO_COLOR").is_none(),
+        };
+        let width = std::env::var("COLUMNS")
+            .ok()
+            .and_then(|w| w.parse().ok())
+            .unwrap_or(100);
+        format!(
+            "{moves} moves ({} metric)\n\n{}",
+            metric.name(),
+            render::text::strips(&frames, style, width)
+        )
     } else {
         format!("{moves}\n{}\n", layouts.join("\n"))
     };
@@ -219,6 +301,38 @@ fn emit(text: &str) -> anyhow::Result<()> {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(()),
     }
+}
+
+fn format_inspection(dir: &Path, seen: &pipeline::inspect::Inspection) -> String {
+    let strip_types = |cols: &[String]| -> Vec<String> {
+        cols.iter()
+            .map(|c| c.split(" (").next().unwrap_or(c).to_owned())
+            .collect()
+    };
+    let mut out = format!("{}\n\nsummary\n", dir.display());
+    out += &render::table(&strip_types(&seen.summary.columns), &seen.summary.rows);
+    out += &format!(
+        "\nrecords ({} of {} rows)\n",
+        seen.records.rows.len(),
+        seen.records.total_rows
+    );
+    out += &render::table(&strip_types(&seen.records.columns), &seen.records.rows);
+    out += "\ntables\n";
+    let rows: Vec<Vec<String>> = seen
+        .tables
+        .iter()
+        .map(|t| {
+            vec![
+                t.file.clone(),
+                t.rows.to_string(),
+                t.columns.to_string(),
+                t.bytes.to_string(),
+            ]
+        })
+        .collect();
+    let headers = ["file", "rows", "columns", "bytes"].map(String::from);
+    out += &render::table(&headers, &rows);
+    out
 }
 
 fn format_report(report: &RunReport) -> String {

@@ -3,6 +3,7 @@
 //! concrete puzzles meet them.
 
 pub mod config;
+pub mod inspect;
 pub mod manifest;
 pub mod run;
 pub mod sibling;
@@ -138,7 +139,8 @@ fn export_huarong(
         record_spaces.push((u, report));
     }
 
-    let mut fp = Fingerprint::new("export", 1);
+    // Version 2: `space` in records, `answer` in the summary.
+    let mut fp = Fingerprint::new("export", 2);
     for s in spaces.iter().chain(record_spaces.iter().map(|(_, r)| r)) {
         fp.add_str(&s.space_id)
             .add_u64(manifest::space_checksum(s)?);

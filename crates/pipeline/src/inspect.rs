@@ -1,0 +1,77 @@
+//! `huarong inspect`: what a pipeline's output folder holds, for any puzzle — the summary, the
+//! records and the size of every Parquet table, read back from the files themselves.
+
+use std::path::{Path, PathBuf};
+
+use export::TextTable;
+
+/// The readable contents of an output folder.
+#[derive(Debug, Clone)]
+pub struct Inspection {
+    pub summary: TextTable,
+    pub records: TextTable,
+    /// Every Parquet file: name, rows, columns, bytes.
+    pub tables: Vec<TableSize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableSize {
+    pub file: String,
+    pub rows: usize,
+    pub columns: usize,
+    pub bytes: u64,
+}
+
+/// Why an output folder cannot be inspected.
+#[derive(Debug, thiserror::Error)]
+pub enum InspectError {
+    #[error("{0}: no summary.parquet — not a pipeline output folder (run `huarong run` first)")]
+    NotAnOutput(PathBuf),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Parquet(#[from] export::ExportError),
+}
+
+/// Reads the summary, the first `rows` records and the size of every table in `dir`.
+pub fn inspect(dir: &Path, rows: usize) -> Result<Inspection, InspectError> {
+    let summary_path = dir.join("summary.parquet");
+    if !summary_path.is_file() {
+        return Err(InspectError::NotAnOutput(dir.to_owned()));
+    }
+    let summary = export::read_text(&summary_path, usize::MAX)?;
+    let records = export::read_text(&dir.join("records.parquet"), rows)?;
+    let io = |source| InspectError::Io {
+        path: dir.to_owned(),
+        source,
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
+        .collect();
+    files.sort();
+    let mut tables = Vec::new();
+    for f in files {
+        let t = export::read_text(&f, 0)?;
+        let bytes = std::fs::metadata(&f).map_err(io)?.len();
+        tables.push(TableSize {
+            file: f
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            rows: t.total_rows,
+            columns: t.columns.len(),
+            bytes,
+        });
+    }
+    Ok(Inspection {
+        summary,
+        records,
+        tables,
+    })
+}
