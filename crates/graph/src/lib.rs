@@ -244,6 +244,10 @@ fn write<P: Puzzle + ?Sized>(
         format!("graph {} {}", puzzle.space_id(), puzzle.metrics()[metric]),
     );
 
+    if n <= ONE_PASS_STATES {
+        return write_one_pass(puzzle, states, metric, path, fp, label, &lookup, &bar);
+    }
+
     // Pass 1: the number of arcs leaving each chunk of states.
     let chunks = n.div_ceil(CHUNK);
     let chunk_arcs: Vec<u64> = (0..chunks)
@@ -306,6 +310,62 @@ fn write<P: Puzzle + ?Sized>(
             Ok(())
         },
     )?;
+    bar.finish();
+    Ok(w.finish()?)
+}
+
+/// Graphs of at most this many states are generated in one pass, their neighbour lists held in
+/// memory per chunk (at most a few hundred MB); larger ones count first and write in a second
+/// pass, holding nothing graph-sized.
+const ONE_PASS_STATES: usize = 1 << 22;
+
+#[allow(clippy::too_many_arguments)]
+fn write_one_pass<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    states: &StateTable,
+    metric: usize,
+    path: &Path,
+    fp: u64,
+    label: &str,
+    lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+    bar: &huarong_core::Progress,
+) -> Result<Header, StageError> {
+    let n = states.len();
+    let chunks: Vec<(Vec<u64>, Vec<u32>)> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map_init(Vec::new, |buf, k| {
+            let (start, end) = (k * CHUNK, ((k + 1) * CHUNK).min(n));
+            let mut degrees = Vec::with_capacity(end - start);
+            let mut targets = Vec::new();
+            for i in start..end {
+                neighbors_of(puzzle, states, lookup, metric, i, buf);
+                targets.extend_from_slice(buf);
+                degrees.push(buf.len() as u64);
+            }
+            bar.inc(2 * (end - start) as u64);
+            (degrees, targets)
+        })
+        .collect();
+    let arcs: u64 = chunks.iter().map(|c| c.1.len() as u64).sum();
+    let w = ArtifactWriter::create(
+        path,
+        KIND,
+        fp,
+        label,
+        &[Section::of::<u64>(n as u64 + 1), Section::of::<u32>(arcs)],
+    )?;
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0u64);
+    let mut at = 0u64;
+    for (k, (degrees, targets)) in chunks.iter().enumerate() {
+        w.write(1, at, targets)?;
+        for d in degrees {
+            at += d;
+            offsets.push(at);
+        }
+        debug_assert_eq!(offsets.len(), ((k + 1) * CHUNK).min(n) + 1);
+    }
+    w.write(0, 0, &offsets)?;
     bar.finish();
     Ok(w.finish()?)
 }

@@ -52,9 +52,10 @@ enum Command {
         /// Print {"layout", "metric", "moves", "path"} as JSON.
         #[arg(long)]
         json: bool,
-        /// Where to look for distance tables (<DIR>/<piece set>-unlabeled/).
-        #[arg(long, default_value = "outputs/huarong")]
-        tables: PathBuf,
+        /// Where to look for distance tables (<DIR>/<piece set>-unlabeled/); repeatable, first
+        /// match wins. Default: outputs/huarong, then outputs/klotski-universe.
+        #[arg(long, value_name = "DIR")]
+        tables: Vec<PathBuf>,
         /// Never use tables: always search.
         #[arg(long)]
         cold: bool,
@@ -144,7 +145,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             &layout,
             &metric,
             SolveOutput { json, svg, boards },
-            (!cold).then_some(tables.as_path()),
+            if cold {
+                Vec::new()
+            } else if tables.is_empty() {
+                pipeline::solve::DEFAULT_ROOTS.map(PathBuf::from).to_vec()
+            } else {
+                tables
+            },
         ),
         Command::Render { layout, output } => {
             let parsed = match klotski::parse(&layout) {
@@ -224,7 +231,7 @@ fn solve(
     layout: &str,
     metric: &str,
     output: SolveOutput,
-    tables: Option<&Path>,
+    tables: Vec<PathBuf>,
 ) -> anyhow::Result<ExitCode> {
     use std::io::IsTerminal;
     let parsed = match klotski::parse(layout) {
@@ -235,7 +242,7 @@ fn solve(
         }
     };
     let metric = Metric::from_name(metric).expect("clap checked the metric");
-    let solution = pipeline::solve::solve(&parsed.board, metric, tables)
+    let solution = pipeline::solve::solve(&parsed.board, metric, &tables)
         .context("reading the distance tables")?;
     let render = |b: &klotski::Board| {
         if parsed.labeled {

@@ -69,6 +69,68 @@ impl Bits {
         b
     }
 
+    /// The position of a compact unlabeled code (see [`Board::code`]); the code must be valid
+    /// (a state of its space).
+    #[inline]
+    pub fn from_code(code: u64) -> Bits {
+        let cao = (code >> 32) as u32;
+        let cao = ((cao / 3) * COLS as u32 + cao % 3) as u8;
+        let mut b = Bits {
+            soldiers: 0,
+            verticals: 0,
+            horizontals: 0,
+            cao,
+        };
+        let mut occ = cells(Kind::Cao, cao as u32);
+        let mut syms = code as u32;
+        while occ != FULL {
+            let i = (!occ & FULL).trailing_zeros();
+            let bit = 1u32 << i;
+            match syms >> 30 {
+                0 => occ |= bit,
+                1 => {
+                    b.soldiers |= bit;
+                    occ |= bit;
+                }
+                2 => {
+                    b.verticals |= bit;
+                    occ |= bit | bit << COLS;
+                }
+                _ => {
+                    b.horizontals |= bit;
+                    occ |= bit | bit << 1;
+                }
+            }
+            syms <<= 2;
+        }
+        b
+    }
+
+    /// The compact unlabeled code of this position (the inverse of [`Bits::from_code`]).
+    #[inline]
+    pub fn code(&self) -> u64 {
+        let cao_cells = cells(Kind::Cao, self.cao as u32);
+        // Cells that start a symbol: every cell except Cao Cao's and the second halves of
+        // generals.
+        let halves = self.verticals << COLS | self.horizontals << 1;
+        let mut starts = FULL & !cao_cells & !halves;
+        // Symbol bits per cell: low bit for soldiers (1) and horizontals (3), high bit for
+        // verticals (2) and horizontals (3); empty cells are 0.
+        let lo = self.soldiers | self.horizontals;
+        let hi = self.verticals | self.horizontals;
+        let mut acc = 0u32;
+        let mut n = 0;
+        while starts != 0 {
+            let i = starts.trailing_zeros();
+            starts &= starts - 1;
+            acc = (acc << 2) | ((hi >> i) & 1) << 1 | ((lo >> i) & 1);
+            n += 1;
+        }
+        let syms = if n == 0 { 0 } else { acc << (32 - 2 * n) };
+        let cao = (self.cao as u64 / COLS as u64) * 3 + self.cao as u64 % COLS as u64;
+        (cao << 32) | syms as u64
+    }
+
     /// An injective key: soldiers (20 bits), vertical anchors (16), horizontal anchors (20),
     /// Cao Cao's anchor (5).
     #[inline]

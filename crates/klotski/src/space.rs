@@ -33,6 +33,19 @@ pub enum SpaceError {
 pub struct Unlabeled {
     set: PieceSet,
     codes: Vec<u64>,
+    /// `buckets[k]..buckets[k + 1]`: the ranks of the codes whose [`bucket`] is `k` (a ranking
+    /// probe then binary-searches a handful of codes instead of the whole table).
+    buckets: Vec<u32>,
+}
+
+/// Bits of a code's symbols that pick its bucket.
+const BUCKET_BITS: u32 = 12;
+
+/// The bucket of a code: Cao Cao's index and the first symbols. Monotonic in the code, so
+/// sorted codes fill buckets in order.
+#[inline]
+fn bucket(code: u64) -> usize {
+    ((code >> 32) as usize) << BUCKET_BITS | (code as u32 >> (32 - BUCKET_BITS)) as usize
 }
 
 impl Unlabeled {
@@ -50,7 +63,18 @@ impl Unlabeled {
             t.fill(occ, 0, 0, 0);
         }
         debug_assert!(codes.windows(2).all(|w| w[0] < w[1]));
-        Unlabeled { set, codes }
+        let mut buckets = vec![0u32; (12 << BUCKET_BITS) + 1];
+        for &c in &codes {
+            buckets[bucket(c) + 1] += 1;
+        }
+        for k in 1..buckets.len() {
+            buckets[k] += buckets[k - 1];
+        }
+        Unlabeled {
+            set,
+            codes,
+            buckets,
+        }
     }
 
     pub fn piece_set(&self) -> PieceSet {
@@ -72,7 +96,15 @@ impl Unlabeled {
 
     /// The rank of an unlabeled code.
     pub fn index_of(&self, code: u64) -> Option<u32> {
-        self.codes.binary_search(&code).ok().map(|i| i as u32)
+        let k = bucket(code);
+        if k + 1 >= self.buckets.len() {
+            return None;
+        }
+        let (lo, hi) = (self.buckets[k] as usize, self.buckets[k + 1] as usize);
+        self.codes[lo..hi]
+            .binary_search(&code)
+            .ok()
+            .map(|i| (lo + i) as u32)
     }
 
     /// The rank of a board of this piece set (labels ignored).
@@ -153,11 +185,12 @@ impl Puzzle for Unlabeled {
         self.index_of(code).map(u64::from)
     }
 
+    /// Moves on bitboards ([`crate::bits`]), decoded from and encoded to compact codes directly
+    /// (`tests/properties.rs` checks them against the board model's moves).
     fn successors(&self, code: u64, metric: usize, out: &mut Vec<u64>) {
-        let board = Board::from_code(code, self.set).expect("valid code");
-        let mut moves = Vec::new();
-        board.moves(Metric::from_index(metric), &mut moves);
-        out.extend(moves.iter().map(|m| board.apply(m).code()));
+        let mut next = Vec::with_capacity(16);
+        crate::bits::Bits::from_code(code).successors(Metric::from_index(metric), &mut next);
+        out.extend(next.iter().map(|b| b.code()));
     }
 
     fn is_goal(&self, code: u64) -> bool {

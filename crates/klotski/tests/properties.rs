@@ -141,6 +141,27 @@ proptest! {
         prop_assert_eq!(fast, slow);
     }
 
+    /// The unlabeled space's successors (bitboards straight from and to compact codes) are the
+    /// board model's moves, and codes round-trip through bitboards.
+    #[test]
+    fn unlabeled_successors_match_board_moves(set in 0..6usize, x in any::<u64>(), metric in 0..3usize) {
+        use klotski::bits::Bits;
+        let (u, _) = &sets()[set];
+        prop_assume!(!u.is_empty());
+        let code = u.unrank(x % u.len() as u64);
+        prop_assert_eq!(Bits::from_code(code).code(), code);
+        let board = Board::from_code(code, u.piece_set()).unwrap();
+        prop_assert_eq!(Bits::from_code(code), Bits::from_board(&board));
+        let mut fast = Vec::new();
+        u.successors(code, metric, &mut fast);
+        let mut moves = Vec::new();
+        board.moves(Metric::from_index(metric), &mut moves);
+        let mut slow: Vec<u64> = moves.iter().map(|m| board.apply(m).code()).collect();
+        fast.sort_unstable();
+        slow.sort_unstable();
+        prop_assert_eq!(fast, slow);
+    }
+
     /// Arbitrary strings never panic the parser.
     #[test]
     fn parser_never_panics(s in "[CHVS.a-z1-9/\n]{0,40}") {

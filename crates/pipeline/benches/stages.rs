@@ -238,7 +238,7 @@ fn main() {
     });
     assert_eq!(path.len(), 82);
     let (warm, path) = time(reps, || {
-        pipeline::solve::solve(&start, Metric::Piece, Some(&tables))
+        pipeline::solve::solve(&start, Metric::Piece, &[&tables])
             .unwrap()
             .path
             .unwrap()

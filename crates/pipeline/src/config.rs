@@ -5,9 +5,10 @@
 //! output = "outputs/huarong"       # relative paths resolve against the current directory
 //!
 //! [huarong]                        # the puzzle section (exactly one of the four below)
-//! piece_sets = ["h1v4s4"]          # "h<N>v<N>s<N>" each
+//! piece_sets = ["h1v4s4"]          # "h<N>v<N>s<N>" each, or "all" (every set with positions)
 //! spaces = ["unlabeled", "labeled"]
 //! metrics = ["step", "straight", "piece"]
+//! state_tables = true              # per-position states/components tables (default true)
 //! ```
 //!
 //! The other puzzles' sections:
@@ -112,6 +113,8 @@ struct RawHuarong {
     piece_sets: Vec<String>,
     spaces: Vec<SpaceKind>,
     metrics: Vec<String>,
+    #[serde(default = "yes")]
+    state_tables: bool,
 }
 
 /// A loaded, validated pipeline.
@@ -162,6 +165,9 @@ pub struct HuarongConfig {
     pub piece_sets: Vec<PieceSet>,
     pub spaces: Vec<SpaceKind>,
     pub metrics: Vec<Metric>,
+    /// Write `states-<space>.parquet` and `components-<space>.parquet` (one row per position /
+    /// component); the universe turns them off and keeps the distributions.
+    pub state_tables: bool,
 }
 
 impl Pipeline {
@@ -280,14 +286,18 @@ fn huarong_config(h: RawHuarong) -> Result<PuzzleConfig, String> {
     if h.piece_sets.is_empty() || h.spaces.is_empty() || h.metrics.is_empty() {
         return Err("[huarong] needs at least one piece set, space and metric".into());
     }
-    let piece_sets = h
-        .piece_sets
-        .iter()
-        .map(|s| {
-            s.parse::<PieceSet>()
-                .map_err(|e| format!("[huarong] piece_sets: {e}"))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut piece_sets = Vec::new();
+    for s in &h.piece_sets {
+        if s == "all" {
+            // Every valid piece set (204; the run skips the one without positions).
+            piece_sets.extend(PieceSet::all());
+        } else {
+            piece_sets.push(
+                s.parse::<PieceSet>()
+                    .map_err(|e| format!("[huarong] piece_sets: {e}"))?,
+            );
+        }
+    }
     let metrics = h
         .metrics
         .iter()
@@ -301,6 +311,7 @@ fn huarong_config(h: RawHuarong) -> Result<PuzzleConfig, String> {
         piece_sets: dedup(piece_sets),
         spaces: dedup(h.spaces),
         metrics: dedup(metrics),
+        state_tables: h.state_tables,
     }))
 }
 

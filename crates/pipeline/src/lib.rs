@@ -117,8 +117,8 @@ fn export_huarong(
     let metrics: Vec<usize> = config.metrics.iter().map(|&m| m as usize).collect();
 
     // Records need the unlabeled space of every named layout's piece set and of every piece
-    // set of the pipeline; build the missing ones (they are small).
-    let mut record_sets: Vec<PieceSet> = config.piece_sets.clone();
+    // set the pipeline ran; build the missing ones (they are small).
+    let mut record_sets: Vec<PieceSet> = ran_sets(spaces);
     for (_, layout) in klotski::named::LAYOUTS {
         let set = klotski::parse(layout)
             .expect("named layouts parse")
@@ -139,8 +139,10 @@ fn export_huarong(
         record_spaces.push((u, report));
     }
 
-    // Version 2: `space` in records, `answer` in the summary.
-    let mut fp = Fingerprint::new("export", 2);
+    // Version 3: `space` in records, `answer` in the summary, `hardest` records,
+    // component_sizes.parquet.
+    let mut fp = Fingerprint::new("export", 3);
+    fp.add_u64(config.state_tables as u64);
     for s in spaces.iter().chain(record_spaces.iter().map(|(_, r)| r)) {
         fp.add_str(&s.space_id)
             .add_u64(manifest::space_checksum(s)?);
@@ -161,6 +163,18 @@ fn export_huarong(
         .map(|t| (t, huarong_core::Outcome::Built))
 }
 
+/// The piece sets of the spaces a run built, in run order.
+fn ran_sets(spaces: &[SpaceReport]) -> Vec<PieceSet> {
+    let mut sets: Vec<PieceSet> = Vec::new();
+    for s in spaces {
+        let set: PieceSet = s.piece_set.parse().expect("piece set of a run");
+        if !sets.contains(&set) {
+            sets.push(set);
+        }
+    }
+    sets
+}
+
 fn write_huarong_tables(
     config: &HuarongConfig,
     spaces: &[SpaceReport],
@@ -173,9 +187,17 @@ fn write_huarong_tables(
     let mut tables = Vec::new();
     let mut dist_hist = Vec::new();
     let mut deg_hist = Vec::new();
+    let mut comp_sizes = Vec::new();
+    let unlabeled_of = |set: PieceSet| -> &Unlabeled {
+        &record_spaces
+            .iter()
+            .find(|(u, _)| u.piece_set() == set)
+            .expect("every ran set has a record space")
+            .0
+    };
     for report in spaces {
         let set: PieceSet = report.piece_set.parse().expect("piece set of a run");
-        let unlabeled = Unlabeled::new(set);
+        let unlabeled = unlabeled_of(set);
         let (name_states, name_comps) = (
             format!("states-{}.parquet", report.space_id),
             format!("components-{}.parquet", report.space_id),
@@ -183,29 +205,34 @@ fn write_huarong_tables(
         let mut write_space = |p: &dyn PuzzleExport| -> Result<(), PipelineError> {
             let open = p.open(&report.dir, &metrics)?;
             let goals = run::goal_mask(p.puzzle(), &open.states);
-            let size = tables::write_states(
-                p.puzzle(),
-                &open,
-                &goals,
-                p.columns(),
-                &output.join(&name_states),
-            )?;
-            tables.push((name_states.clone(), size));
-            let size =
-                tables::write_components(p.puzzle(), &open, &goals, &output.join(&name_comps))?;
-            tables.push((name_comps.clone(), size));
+            if config.state_tables {
+                let size = tables::write_states(
+                    p.puzzle(),
+                    &open,
+                    &goals,
+                    p.columns(),
+                    &output.join(&name_states),
+                )?;
+                tables.push((name_states.clone(), size));
+                let size =
+                    tables::write_components(p.puzzle(), &open, &goals, &output.join(&name_comps))?;
+                tables.push((name_comps.clone(), size));
+            }
+            comp_sizes.push(tables::component_sizes(report, &open, &goals));
             let (d, g) = tables::histograms(report);
             dist_hist.push(d);
             deg_hist.push(g);
             Ok(())
         };
         if report.labeled {
-            let labeled = Labeled::over(unlabeled)?;
+            let labeled = Labeled::over(unlabeled.clone())?;
             write_space(&labeled)?;
         } else {
-            write_space(&unlabeled)?;
+            write_space(unlabeled)?;
         }
     }
+    let size = tables::write_tables(comp_sizes, &output.join("component_sizes.parquet"))?;
+    tables.push(("component_sizes.parquet".to_owned(), size));
     for (name, tabs) in [
         ("distance_histogram.parquet", dist_hist),
         ("degree_histogram.parquet", deg_hist),
@@ -242,7 +269,8 @@ fn write_huarong_tables(
             });
         }
     }
-    for &set in &config.piece_sets {
+    let sets = ran_sets(spaces);
+    for &set in &sets {
         let k = find(set).expect("record space built above");
         let u = &record_spaces[k].0;
         for m in &opened[k].metrics {
@@ -260,6 +288,40 @@ fn write_huarong_tables(
                     moves: Some(m.distances.values()[i as usize] as u32),
                     component_size: m.components.sizes()[c as usize],
                 });
+            }
+        }
+    }
+    // Over several piece sets: the hardest positions of them all, per metric.
+    if sets.len() > 1 {
+        for (mi, m) in config.metrics.iter().enumerate() {
+            let at_max = |k: usize| -> u16 {
+                let h = &record_spaces[k].1.metrics[mi].distance_histogram;
+                h.len().saturating_sub(1) as u16
+            };
+            let ks: Vec<usize> = sets.iter().map(|&s| find(s).expect("built")).collect();
+            let Some(max) = ks.iter().map(|&k| at_max(k)).max() else {
+                continue;
+            };
+            let mut taken = 0;
+            for &k in ks.iter().filter(|&&k| at_max(k) == max) {
+                let (u, _) = &record_spaces[k];
+                let om = &opened[k].metrics[mi];
+                for i in run::farthest(om.distances.values()) {
+                    if taken == FARTHEST_CAP {
+                        break;
+                    }
+                    taken += 1;
+                    let c = om.components.ids()[i as usize];
+                    records.push(Record {
+                        name: "hardest".to_owned(),
+                        space: u.space_id(),
+                        layout: klotski::render(&u.board(i)),
+                        piece_set: u.piece_set().to_string(),
+                        metric: m.name().to_owned(),
+                        moves: Some(max as u32),
+                        component_size: om.components.sizes()[c as usize],
+                    });
+                }
             }
         }
     }
@@ -306,21 +368,50 @@ impl PuzzleExport for Labeled {
     }
 }
 
+/// Piece sets at which a run goes parallel across spaces (small spaces use one chunk, so the
+/// stages alone would leave cores idle).
+const PARALLEL_SETS: usize = 8;
+
 fn run_huarong(
     config: &HuarongConfig,
     output: &Path,
     opts: RunOptions,
 ) -> Result<Vec<SpaceReport>, PipelineError> {
+    use rayon::prelude::*;
     let metrics: Vec<usize> = config.metrics.iter().map(|&m| m as usize).collect();
-    let mut reports = Vec::new();
-    for &set in &config.piece_sets {
+    let many = config.piece_sets.len() >= PARALLEL_SETS;
+    // Many spaces at once: one bar counting piece sets instead of a bar per stage.
+    let bar = opts.reporter.bar(
+        if many {
+            config.piece_sets.len() as u64
+        } else {
+            0
+        },
+        "piece sets",
+    );
+    let inner = if many {
+        RunOptions {
+            reporter: huarong_core::Reporter::quiet(),
+            ..opts
+        }
+    } else {
+        opts
+    };
+    let run_set = |set: PieceSet| -> Result<Vec<SpaceReport>, PipelineError> {
         let unlabeled = Unlabeled::new(set);
+        let mut reports = Vec::new();
+        if unlabeled.is_empty() {
+            if opts.log {
+                eprintln!("  {:<22} no positions: skipped", format!("{set}"));
+            }
+            return Ok(reports);
+        }
         for &kind in &config.spaces {
             let report = match kind {
-                SpaceKind::Unlabeled => run_one(&unlabeled, output, &metrics, opts)?,
+                SpaceKind::Unlabeled => run_one(&unlabeled, output, &metrics, inner)?,
                 SpaceKind::Labeled => {
                     let labeled = Labeled::over(unlabeled.clone())?;
-                    run_one(&labeled, output, &metrics, opts)?
+                    run_one(&labeled, output, &metrics, inner)?
                 }
             };
             reports.push(SpaceReport {
@@ -329,8 +420,30 @@ fn run_huarong(
                 ..report
             });
         }
-    }
-    Ok(reports)
+        if many {
+            bar.inc(1);
+        }
+        Ok(reports)
+    };
+    let per_set: Vec<Vec<SpaceReport>> = if many {
+        // Largest first, so the long ones do not start last; results keep the config's order.
+        let mut order: Vec<usize> = (0..config.piece_sets.len()).collect();
+        order.sort_by_key(|&k| std::cmp::Reverse(config.piece_sets[k].empty_cells()));
+        let mut done: Vec<(usize, Vec<SpaceReport>)> = order
+            .par_iter()
+            .map(|&k| run_set(config.piece_sets[k]).map(|r| (k, r)))
+            .collect::<Result<_, _>>()?;
+        done.sort_by_key(|d| d.0);
+        done.into_iter().map(|d| d.1).collect()
+    } else {
+        config
+            .piece_sets
+            .iter()
+            .map(|&set| run_set(set))
+            .collect::<Result<_, _>>()?
+    };
+    bar.finish();
+    Ok(per_set.into_iter().flatten().collect())
 }
 
 fn run_one<P: Puzzle>(

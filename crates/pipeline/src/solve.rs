@@ -96,15 +96,24 @@ impl DistanceTables {
     }
 }
 
-/// Solves `start` in `metric`, from the tables under `root` when they are there.
-pub fn solve(start: &Board, metric: Metric, root: Option<&Path>) -> Result<Solution, StageError> {
-    if let Some(root) = root
-        && let Some(tables) = DistanceTables::open(root, start, metric)?
-    {
-        return Ok(Solution {
-            path: tables.solve(start, metric),
-            method: Method::Tables(tables.dir.clone()),
-        });
+/// Where `huarong solve` looks for tables by default: the main job's outputs, then the Klotski
+/// universe's (every piece set).
+pub const DEFAULT_ROOTS: [&str; 2] = ["outputs/huarong", "outputs/klotski-universe"];
+
+/// Solves `start` in `metric`, from the tables under the first of `roots` that holds its piece
+/// set's, else by a cold search.
+pub fn solve<P: AsRef<Path>>(
+    start: &Board,
+    metric: Metric,
+    roots: &[P],
+) -> Result<Solution, StageError> {
+    for root in roots {
+        if let Some(tables) = DistanceTables::open(root.as_ref(), start, metric)? {
+            return Ok(Solution {
+                path: tables.solve(start, metric),
+                method: Method::Tables(tables.dir.clone()),
+            });
+        }
     }
     Ok(Solution {
         path: cold_solve(start, metric),

@@ -257,6 +257,43 @@ pub fn write_components<P: Puzzle + ?Sized>(
     Ok(w.finish()?)
 }
 
+/// `component_sizes.parquet` rows of one space: per metric and component size, how many
+/// components have that size and how many of those hold a goal.
+pub fn component_sizes(report: &SpaceReport, space: &OpenSpace, goals: &[bool]) -> Table {
+    let (mut metric, mut size, mut count, mut with_goal) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for m in &space.metrics {
+        let ids = m.components.ids();
+        let mut has_goal = vec![false; m.components.count()];
+        for (i, &g) in goals.iter().enumerate() {
+            if g {
+                has_goal[ids[i] as usize] = true;
+            }
+        }
+        let mut by_size: std::collections::BTreeMap<u64, (u64, u64)> = Default::default();
+        for (c, &sz) in m.components.sizes().iter().enumerate() {
+            let e = by_size.entry(sz).or_default();
+            e.0 += 1;
+            e.1 += has_goal[c] as u64;
+        }
+        for (sz, (n, g)) in by_size {
+            metric.push(m.name.clone());
+            size.push(sz);
+            count.push(n);
+            with_goal.push(g);
+        }
+    }
+    let n = metric.len();
+    Table::new()
+        .str("space", vec![report.space_id.clone(); n])
+        .str("piece_set", vec![report.piece_set.clone(); n])
+        .bool("labeled", vec![report.labeled; n])
+        .str("metric", metric)
+        .u64("size", size)
+        .u64("components", count)
+        .u64("goal_components", with_goal)
+}
+
 /// `distance_histogram.parquet` and `degree_histogram.parquet` rows of one space.
 pub fn histograms(report: &SpaceReport) -> (Table, Table) {
     let table = |value: &str, pick: fn(&crate::run::MetricStats) -> &Vec<u64>| {
