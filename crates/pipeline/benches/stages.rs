@@ -199,8 +199,103 @@ fn whole(l: &Labeled) {
     row(&format!("{what}, --force over existing"), t, None);
 }
 
+/// `-- universe`: every piece set (29,334,498 positions).
+fn universe(dir: &Path) {
+    use rayon::prelude::*;
+    let sets: Vec<PieceSet> = PieceSet::all();
+    println!(
+        "| universe (203 piece sets, 29,334,498 positions) | ours, median | baseline, median | speed-up |"
+    );
+    println!("|---|---|---|---|");
+    // Enumeration in memory: every set's sorted code table, sets in parallel.
+    let (t, total) = time(5, || {
+        sets.par_iter()
+            .map(|&s| Unlabeled::new(s).len())
+            .sum::<usize>()
+    });
+    assert_eq!(total, 29_334_498);
+    let (b, _) = time(3, || {
+        sets.iter().map(|&s| Unlabeled::new(s).len()).sum::<usize>()
+    });
+    row(
+        "enumerate all positions (sorted code tables in memory)",
+        t,
+        Some((b, "the same, one set after another on one thread")),
+    );
+    // Every set's stages once, to have graphs; then components + piece distances again.
+    let spaces: Vec<Unlabeled> = sets
+        .par_iter()
+        .map(|&s| Unlabeled::new(s))
+        .filter(|u| !u.is_empty())
+        .collect();
+    let (t, _) = time(3, || {
+        spaces.par_iter().for_each(|u| {
+            let d = dir.join(u.space_id());
+            std::fs::create_dir_all(&d).unwrap();
+            enumerate::run(u, &d.join("states.bin"), true, Reporter::quiet()).unwrap();
+        })
+    });
+    row("enumerate stage: all 203 state tables written", t, None);
+    let t0 = Instant::now();
+    spaces.par_iter().for_each(|u| {
+        run_space(
+            u,
+            &dir.join(u.space_id()),
+            &[Metric::Piece as usize],
+            quiet(),
+        )
+        .unwrap();
+    });
+    row(
+        "enumerate + piece graph + components + distances, all sets (once)",
+        t0.elapsed().as_secs_f64(),
+        None,
+    );
+    let piece = Metric::Piece as usize;
+    let (t, _) = time(3, || {
+        spaces.par_iter().for_each(|u| {
+            let d = dir.join(u.space_id());
+            let q = Reporter::quiet();
+            let states = enumerate::StateTable::open(&d.join("states.bin"), u).unwrap();
+            let csr = graph::Csr::open(&d.join("graph-piece.csr"), u, piece, &states).unwrap();
+            components::run(&csr, &d.join("components-piece.bin"), "u", true, q).unwrap();
+            distances::run(
+                u,
+                &states,
+                &csr,
+                &d.join("distances-piece.bin"),
+                "u",
+                true,
+                q,
+            )
+            .unwrap();
+        })
+    });
+    let (b, _) = time(1, || {
+        spaces.iter().for_each(|u| {
+            let d = dir.join(u.space_id());
+            let states = enumerate::StateTable::open(&d.join("states.bin"), u).unwrap();
+            let csr = graph::Csr::open(&d.join("graph-piece.csr"), u, piece, &states).unwrap();
+            let goals: Vec<u32> = (0..u.len() as u32)
+                .filter(|&i| u.is_goal(u.unrank(i as u64)))
+                .collect();
+            std::hint::black_box(components::reference::component_ids(&csr));
+            std::hint::black_box(distances::reference::bfs(&csr, &goals));
+        })
+    });
+    row(
+        "components + piece-metric distances, all sets (graphs built)",
+        t,
+        Some((b, "sequential references, one set after another (1 run)")),
+    );
+}
+
 fn main() {
     let dir = tempfile::tempdir().unwrap();
+    if std::env::args().any(|a| a == "universe") {
+        universe(dir.path());
+        return;
+    }
     // `-- enumerate`: only the labeled enumeration (for measuring its peak RSS on its own).
     if std::env::args().any(|a| a == "enumerate") {
         let l = Labeled::new(PieceSet::CLASSIC).unwrap();

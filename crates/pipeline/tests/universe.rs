@@ -1,0 +1,94 @@
+//! The Klotski universe pipeline on a slice of piece sets (the parallel, many-set path): every
+//! space's components and distances against the sequential references, the `hardest` records,
+//! and `solve` answering from the universe tables for a non-classic piece set.
+
+use components::Components;
+use distances::Distances;
+use enumerate::StateTable;
+use graph::Csr;
+use huarong_core::{Puzzle, Reporter, UNREACHABLE};
+use klotski::{Metric, PieceSet, Unlabeled};
+use pipeline::run::files;
+use pipeline::solve::{Method, solve};
+use pipeline::{Pipeline, RunOptions, run_pipeline};
+
+#[test]
+fn universe_slice_matches_the_references_and_solves_from_its_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/pipelines/klotski-universe-mini.toml"
+    ))
+    .unwrap();
+    let pipeline = Pipeline::parse(&text).unwrap();
+    let opts = RunOptions {
+        force: false,
+        reporter: Reporter::quiet(),
+        log: false,
+    };
+    let report = run_pipeline(&pipeline, Some(dir.path()), opts).unwrap();
+    assert_eq!(report.spaces.len(), 12);
+    assert!(
+        report
+            .tables
+            .iter()
+            .any(|(f, _)| f == "component_sizes.parquet")
+    );
+    assert!(!report.tables.iter().any(|(f, _)| f.starts_with("states-")));
+
+    let mut hardest = 0;
+    for space in &report.spaces {
+        let u = Unlabeled::new(space.piece_set.parse::<PieceSet>().unwrap());
+        assert_eq!(space.states, u.len() as u64);
+        let states = StateTable::open(&space.dir.join(files::STATES), &u).unwrap();
+        let goals: Vec<u32> = (0..u.len() as u32)
+            .filter(|&i| u.is_goal(u.unrank(i as u64)))
+            .collect();
+        for (m, name) in ["step", "straight", "piece"].iter().enumerate() {
+            let csr = Csr::open(&space.dir.join(files::graph(name)), &u, m, &states).unwrap();
+            let comps = Components::open(&space.dir.join(files::components(name)), &csr).unwrap();
+            let dist = Distances::open(&space.dir.join(files::distances(name)), &u, &states, &csr)
+                .unwrap();
+            assert_eq!(
+                comps.ids(),
+                &components::reference::component_ids(&csr)[..],
+                "{} {name}",
+                space.space_id
+            );
+            assert_eq!(
+                dist.values(),
+                &distances::reference::bfs(&csr, &goals)[..],
+                "{} {name}",
+                space.space_id
+            );
+            let finite = dist.values().iter().filter(|&&d| d != UNREACHABLE);
+            let max = finite.clone().copied().max().unwrap_or(0) as u32;
+            assert_eq!(space.metrics[m].max_distance, max);
+            if *name == "piece" {
+                hardest = hardest.max(max);
+            }
+        }
+    }
+    // The slice holds h1v4s4, whose hardest piece-metric positions need 93 moves; other sets of
+    // the slice are harder.
+    assert!(hardest >= 93, "{hardest}");
+
+    // `solve` finds a non-classic set's tables in the universe folder and returns an optimal
+    // path (the stage's distance).
+    let layout = klotski::parse("VSSV/VSSV/.CC./.CC./HH..").unwrap().board;
+    assert_eq!(layout.piece_set().to_string(), "h1v2s4");
+    let roots = [dir.path().join("missing"), dir.path().to_owned()];
+    for set in ["h1v2s2"] {
+        let b = Unlabeled::new(set.parse().unwrap()).board(0);
+        let s = solve(&b, Metric::Piece, &roots).unwrap();
+        assert_eq!(
+            s.method,
+            Method::Tables(dir.path().join(format!("{set}-unlabeled")))
+        );
+        let cold = klotski::solve::solve(&b, Metric::Piece);
+        assert_eq!(s.path.map(|p| p.len()), cold.map(|p| p.len()));
+    }
+    // A piece set outside the slice falls back to the cold search.
+    let s = solve(&layout, Metric::Piece, &roots).unwrap();
+    assert_eq!(s.method, Method::Cold);
+}
