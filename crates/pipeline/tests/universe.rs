@@ -78,7 +78,7 @@ fn universe_slice_matches_the_references_and_solves_from_its_tables() {
     let layout = klotski::parse("VSSV/VSSV/.CC./.CC./HH..").unwrap().board;
     assert_eq!(layout.piece_set().to_string(), "h1v2s4");
     let roots = [dir.path().join("missing"), dir.path().to_owned()];
-    for set in ["h1v2s2"] {
+    for set in ["h1v2s2", "h0v2s3", "h2v2s2"] {
         let b = Unlabeled::new(set.parse().unwrap()).board(0);
         let s = solve(&b, Metric::Piece, &roots).unwrap();
         assert_eq!(
