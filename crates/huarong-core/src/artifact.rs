@@ -583,6 +583,34 @@ impl Artifact {
     }
 }
 
+/// Removes the temporary files (`.<name>.tmp-<pid>`) that a killed writer left in `dir`: those
+/// whose process is gone (checked through `/proc`; where there is no `/proc`, none are removed).
+/// Returns the names removed.
+pub fn remove_stale_temporaries(dir: &Path) -> Vec<String> {
+    let mut removed = Vec::new();
+    if !Path::new("/proc/self").exists() {
+        return removed;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return removed;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix('.')
+            .and_then(|n| n.rsplit_once(".tmp-"))
+            .and_then(|(_, pid)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let alive = Path::new(&format!("/proc/{pid}")).exists();
+        if !alive && std::fs::remove_file(e.path()).is_ok() {
+            removed.push(name);
+        }
+    }
+    removed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -59,6 +59,12 @@ pub fn run_pipeline(
         path: output.clone(),
         source,
     })?;
+    // Parquet temporaries of a run that was killed here.
+    for name in huarong_core::artifact::remove_stale_temporaries(&output) {
+        if opts.log {
+            eprintln!("  removed {name}, left by an interrupted run");
+        }
+    }
     match &pipeline.puzzle {
         PuzzleConfig::Huarong(h) => {
             let spaces = run_huarong(h, &output, opts)?;

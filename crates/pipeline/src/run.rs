@@ -127,6 +127,12 @@ pub fn run_space<P: Puzzle + ?Sized>(
             source,
         })
     })?;
+    // Temporaries of a run that was killed in this folder.
+    for name in huarong_core::artifact::remove_stale_temporaries(dir) {
+        if opts.log {
+            eprintln!("  removed {name}, left by an interrupted run");
+        }
+    }
     let space_id = puzzle.space_id();
     let mut timer = Timer {
         opts,

@@ -1,0 +1,228 @@
+//! Reliability of `huarong run` as a user meets it: every artifact kind rejects truncation and
+//! flipped bytes, the thread count does not change any output, and a run killed with SIGKILL in
+//! the middle of each stage, then rerun, ends with exactly the outputs of an uninterrupted run.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn huarong(args: &[&str], threads: Option<&str>) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_huarong"));
+    c.args(args);
+    if let Some(t) = threads {
+        c.env("RAYON_NUM_THREADS", t);
+    }
+    c.output().expect("run huarong")
+}
+
+fn pipeline(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../pipelines")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Every file under `dir` (relative path → bytes).
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(
+                    p.strip_prefix(dir).unwrap().to_owned(),
+                    std::fs::read(&p).unwrap(),
+                );
+            }
+        }
+    }
+    out
+}
+
+fn assert_same_outputs(a: &Path, b: &Path, what: &str) {
+    let (sa, sb) = (snapshot(a), snapshot(b));
+    let names = |s: &BTreeMap<PathBuf, Vec<u8>>| s.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(names(&sa), names(&sb), "{what}: the same files");
+    for (name, bytes) in &sa {
+        assert!(sb[name] == *bytes, "{what}: {} differs", name.display());
+    }
+}
+
+#[test]
+fn every_artifact_kind_rejects_truncation_and_flipped_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    // OmniGravity's spaces are small, directed and explored; its folder has every kind.
+    let o = huarong(
+        &["run", &pipeline("omnigravity.toml"), "-q", "-o", out],
+        None,
+    );
+    assert!(o.status.success());
+    let files = [
+        "sample-1/states.bin",
+        "sample-1/graph-gravity.csr",
+        "sample-1/components-gravity.bin",
+        "sample-1/distances-gravity.bin",
+        "summary.parquet",
+        "states-sample-1.parquet",
+    ];
+    for f in files {
+        let path = dir.path().join(f);
+        let good = std::fs::read(&path).unwrap();
+        let damaged: [(&str, Vec<u8>); 3] = [
+            ("truncated", good[..good.len() - 1].to_vec()),
+            ("payload byte flipped", {
+                let mut b = good.clone();
+                let at = b.len() - 3;
+                b[at] ^= 0x40;
+                b
+            }),
+            ("header byte flipped", {
+                let mut b = good.clone();
+                b[9] ^= 0x01;
+                b
+            }),
+        ];
+        for (how, bytes) in damaged {
+            std::fs::write(&path, &bytes).unwrap();
+            let o = huarong(&["verify", out], None);
+            let text = String::from_utf8_lossy(&o.stdout).into_owned();
+            assert_eq!(o.status.code(), Some(2), "{f} {how}: {text}");
+            assert!(text.contains(&format!("BAD  {f}")), "{f} {how}: {text}");
+            assert!(text.contains(", 1 bad"), "{f} {how}: {text}");
+            // The next run rebuilds it instead of reading it.
+            let o = huarong(&["run", &pipeline("omnigravity.toml"), "-o", out], None);
+            assert!(o.status.success());
+            let log = String::from_utf8_lossy(&o.stderr).into_owned();
+            assert!(log.contains("rebuilt"), "{f} {how}: {log}");
+            assert_eq!(
+                std::fs::read(&path).unwrap(),
+                good,
+                "{f} {how}: rebuilt identically"
+            );
+        }
+    }
+}
+
+#[test]
+fn one_or_two_threads_give_identical_outputs() {
+    let root = tempfile::tempdir().unwrap();
+    for p in [
+        "huarong-canonical.toml",
+        "solitaire.toml",
+        "omnigravity.toml",
+    ] {
+        let mut dirs = Vec::new();
+        for threads in ["1", "2"] {
+            let d = root.path().join(format!("{p}-{threads}"));
+            let o = huarong(
+                &["run", &pipeline(p), "-q", "-o", d.to_str().unwrap()],
+                Some(threads),
+            );
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            dirs.push(d);
+        }
+        // Artifacts byte for byte, and the Parquet files (whose bytes follow from content).
+        assert_same_outputs(&dirs[0], &dirs[1], p);
+    }
+}
+
+/// The stages of a run in order, with their wall times, from its log.
+fn stage_log(stderr: &str) -> Vec<(String, f64)> {
+    stderr
+        .lines()
+        .filter_map(|l| {
+            let (head, rest) = l.split_once(" s  ")?;
+            let _ = rest;
+            let mut words: Vec<&str> = head.split_whitespace().collect();
+            let secs: f64 = words.pop()?.parse().ok()?;
+            Some((words.join(" "), secs))
+        })
+        .collect()
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "heavy: run with --release")]
+fn sigkill_in_every_stage_then_rerun_gives_the_uninterrupted_outputs() {
+    let root = tempfile::tempdir().unwrap();
+    // One mid-size piece set (964,656 positions), all metrics, with its states tables: every
+    // stage takes long enough to be interrupted.
+    let toml = root.path().join("kill.toml");
+    std::fs::write(
+        &toml,
+        "name = \"kill\"\noutput = \"unused\"\n[huarong]\npiece_sets = [\"h1v1s6\"]\n\
+         spaces = [\"unlabeled\"]\nmetrics = [\"step\", \"straight\", \"piece\"]\n",
+    )
+    .unwrap();
+    let toml = toml.to_str().unwrap();
+    let reference = root.path().join("reference");
+    let o = huarong(&["run", toml, "-o", reference.to_str().unwrap()], None);
+    assert!(o.status.success());
+    let stages = stage_log(&String::from_utf8_lossy(&o.stderr));
+    // h1v1s6's enumerate, 3 x (graph, comps, dist), the small record spaces, the export.
+    assert!(stages.len() > 11, "{stages:?}");
+    assert!(stages.last().unwrap().0.contains("export"));
+
+    let mut interrupted = Vec::new();
+    let mut attempted = 0;
+    for (k, (stage, secs)) in stages.iter().enumerate() {
+        // Every stage long enough to be hit in its middle (h1v1s6's and the export).
+        if *secs < 0.02 {
+            continue;
+        }
+        attempted += 1;
+        let dir = root.path().join(format!("killed-{k}"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_huarong"))
+            .args(["run", toml, "-o", dir.to_str().unwrap()])
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Wait for the log line of the stage before (the start of this one), then half of this
+        // stage's reference time, and kill.
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let mut seen = 0;
+        while seen < k {
+            match lines.next() {
+                Some(Ok(l)) if !stage_log(&l).is_empty() => seen += 1,
+                Some(_) => {}
+                None => break,
+            }
+        }
+        let started = Instant::now();
+        std::thread::sleep(Duration::from_secs_f64(secs / 2.0));
+        let finished_before = child.try_wait().unwrap().is_some();
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        eprintln!(
+            "{stage}: killed {:.3} s after it started; the run had already ended: {finished_before}",
+            started.elapsed().as_secs_f64()
+        );
+        if !finished_before {
+            interrupted.push(stage.clone());
+        }
+        // A rerun completes and leaves exactly the uninterrupted outputs, no temporaries.
+        let o = huarong(&["run", toml, "-o", dir.to_str().unwrap()], None);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let files = snapshot(&dir);
+        assert!(
+            files.keys().all(|p| !p.to_string_lossy().contains(".tmp-")),
+            "killed in {stage}: temporaries left: {:?}",
+            files.keys().collect::<Vec<_>>()
+        );
+        assert_same_outputs(&reference, &dir, &format!("killed in {stage}"));
+    }
+    eprintln!("interrupted in: {interrupted:?}");
+    // At least h1v1s6's three graph and three distance stages and the export.
+    assert!(attempted >= 7, "{stages:?}");
+    assert!(
+        interrupted.len() * 4 >= attempted * 3,
+        "most kills land while the run is still going: {interrupted:?}"
+    );
+}
