@@ -164,7 +164,20 @@ fn exit_codes_name_the_problem() {
         stderr(&o)
     );
 
+    // An output folder that cannot be created: a clear message, exit 2, nothing written.
     let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let o = huarong(&["run", &pipeline_file(), "-q", "-o", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("a-file: File exists"), "{err}");
+    assert_eq!(
+        err.matches("File exists").count(),
+        1,
+        "each cause once: {err}"
+    );
+
     let bad = dir.path().join("bad.toml");
     std::fs::write(&bad, "name = \"x\"\noutput = \"o\"\n[huarong]\npiece_sets = [\"h1v4s4\"]\nspaces = [\"unlabeled\"]\nmetrics = [\"jump\"]\n").unwrap();
     let o = huarong(&["run", bad.to_str().unwrap()]);

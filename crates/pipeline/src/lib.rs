@@ -2,7 +2,8 @@
 //! ([`run`]). The stage crates stay generic over [`huarong_core::Puzzle`]; this crate is where
 //! concrete puzzles meet them.
 
-pub mod config;
+/// The pipeline descriptions (the `pipeline-config` crate).
+pub use pipeline_config as config;
 pub mod inspect;
 pub mod manifest;
 pub mod run;

@@ -1,4 +1,5 @@
-//! Pipeline descriptions: `pipelines/*.toml`.
+//! Pipeline descriptions: `pipelines/*.toml`. Its own crate, free of the stages and of polars,
+//! so the loader can be fuzzed and reused cheaply.
 //!
 //! ```toml
 //! name = "huarong"                 # names the run
