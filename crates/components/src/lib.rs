@@ -76,12 +76,7 @@ pub fn run(
     force: bool,
     reporter: Reporter,
 ) -> Result<(Components, Outcome), StageError> {
-    let fp = fingerprint(csr);
-    let expect = Expect {
-        kind: KIND,
-        fingerprint: Some(fp),
-    };
-    let (artifact, outcome) = reuse_or_build(path, expect, force, |path| {
+    run_with(csr, path, label, force, || {
         let bar = reporter.bar(csr.node_count() as u64, format!("components {label}"));
         let roots = if csr.is_directed() {
             scc_roots(csr)
@@ -89,6 +84,33 @@ pub fn run(
             union_find_roots(csr, |n| bar.inc(n))
         };
         bar.finish();
+        Ok(roots)
+    })
+}
+
+/// [`run`] with the roots (every state's smallest component member) computed by `roots`, e.g.
+/// on another engine; the artifact is the same.
+pub fn run_with(
+    csr: &Csr,
+    path: &Path,
+    label: &str,
+    force: bool,
+    roots: impl FnOnce() -> Result<Vec<u32>, StageError>,
+) -> Result<(Components, Outcome), StageError> {
+    let fp = fingerprint(csr);
+    let expect = Expect {
+        kind: KIND,
+        fingerprint: Some(fp),
+    };
+    let (artifact, outcome) = reuse_or_build(path, expect, force, |path| {
+        let roots = roots()?;
+        if roots.len() != csr.node_count() {
+            return Err(StageError::Invalid(format!(
+                "{label}: {} component roots for {} states",
+                roots.len(),
+                csr.node_count()
+            )));
+        }
         write(roots, path, fp, label)
     })?;
     Ok((Components { artifact }, outcome))

@@ -155,23 +155,47 @@ pub fn run<P: Puzzle + ?Sized>(
     force: bool,
     reporter: Reporter,
 ) -> Result<(Distances, Outcome), StageError> {
+    run_with(puzzle, states, csr, path, label, force, |src| {
+        // Distances *to* the goals of a directed graph follow the arcs backwards.
+        let reverse = csr.is_directed() && puzzle.distance_sources() == DistanceSources::Goals;
+        let bar = reporter.bar(csr.node_count() as u64, format!("distances {label}"));
+        let progress = |visited| bar.set_position(visited);
+        let dist = if reverse {
+            bfs_reverse(csr, src, progress)?
+        } else {
+            bfs(csr, src, progress)?
+        };
+        bar.finish();
+        Ok(dist)
+    })
+}
+
+/// [`run`] with the distances computed by `compute` from the sources (dense indices), e.g. on
+/// another engine; the artifact is the same.
+pub fn run_with<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    states: &StateTable,
+    csr: &Csr,
+    path: &Path,
+    label: &str,
+    force: bool,
+    compute: impl FnOnce(&[u32]) -> Result<Vec<u16>, StageError>,
+) -> Result<(Distances, Outcome), StageError> {
     let fp = fingerprint(puzzle, states, csr);
     let expect = Expect {
         kind: KIND,
         fingerprint: Some(fp),
     };
     let (artifact, outcome) = reuse_or_build(path, expect, force, |path| {
-        // Distances *to* the goals of a directed graph follow the arcs backwards.
-        let reverse = csr.is_directed() && puzzle.distance_sources() == DistanceSources::Goals;
         let src = sources(puzzle, states)?;
-        let bar = reporter.bar(csr.node_count() as u64, format!("distances {label}"));
-        let progress = |visited| bar.set_position(visited);
-        let dist = if reverse {
-            bfs_reverse(csr, &src, progress)?
-        } else {
-            bfs(csr, &src, progress)?
-        };
-        bar.finish();
+        let dist = compute(&src)?;
+        if dist.len() != states.len() {
+            return Err(StageError::Invalid(format!(
+                "{label}: {} distances for {} states",
+                dist.len(),
+                states.len()
+            )));
+        }
         let w = ArtifactWriter::create(
             path,
             KIND,

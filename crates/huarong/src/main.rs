@@ -21,7 +21,15 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run every stage of a pipeline (stages whose verified artifacts match are skipped).
+    ///
+    /// With --engine timely, components and distances run on timely-dataflow: -w worker threads
+    /// per process; for several processes, -n processes, -p this process's index and -h a host
+    /// file (one host:port per process). Process 0 writes the outputs.
+    #[command(disable_help_flag = true)]
     Run {
+        /// Print help.
+        #[arg(long, action = clap::ArgAction::Help)]
+        help: Option<bool>,
         /// The pipeline description, e.g. pipelines/huarong.toml.
         pipeline: PathBuf,
         /// Rebuild every artifact even if a verified one is there.
@@ -37,6 +45,21 @@ enum Command {
         /// without it a torn artifact is still detected by its checksum and rebuilt).
         #[arg(long)]
         fsync: bool,
+        /// Where components and distances run (default: the pipeline's `engine`, else local).
+        #[arg(long, value_parser = ["local", "timely"])]
+        engine: Option<String>,
+        /// timely worker threads per process (default: the pipeline's `workers`, else 2).
+        #[arg(long, short = 'w')]
+        workers: Option<usize>,
+        /// timely processes (needs --hostfile).
+        #[arg(long, short = 'n', default_value_t = 1)]
+        processes: usize,
+        /// This process's index among the timely processes.
+        #[arg(long, short = 'p', default_value_t = 0)]
+        process: usize,
+        /// File with one host:port per timely process.
+        #[arg(long = "hostfile", short = 'h')]
+        hostfile: Option<PathBuf>,
     },
     /// An optimal solution for any Huarong Dao layout of any piece set.
     ///
@@ -134,17 +157,33 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             quiet,
             output,
             fsync,
+            engine,
+            workers,
+            processes,
+            process,
+            hostfile,
+            help: _,
         } => {
             huarong_core::artifact::set_durable(fsync);
             let p = Pipeline::load(&pipeline)?;
+            let engine = engine_of(&p, engine.as_deref(), workers, processes, process, hostfile)?;
             let opts = RunOptions {
                 force,
                 reporter: Reporter { quiet },
                 log: !quiet,
+                engine,
             };
             let report = pipeline::run_pipeline(&p, output.as_deref(), opts)
                 .with_context(|| format!("running pipeline {}", pipeline.display()))?;
-            emit(&format_report(&report))?;
+            if opts.engine.is_follower() {
+                emit(&format!(
+                    "pipeline {}: process {process} of {processes} took part in every dataflow; \
+                     process 0 writes the outputs\n",
+                    report.name
+                ))?;
+            } else {
+                emit(&format_report(&report))?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Solve {
@@ -232,6 +271,62 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             })
         }
     }
+}
+
+/// The engine of a run: the command line over the pipeline's choice.
+fn engine_of(
+    p: &Pipeline,
+    engine: Option<&str>,
+    workers: Option<usize>,
+    processes: usize,
+    process: usize,
+    hostfile: Option<PathBuf>,
+) -> anyhow::Result<pipeline::Engine> {
+    use pipeline::config::EngineChoice;
+    let from_file = match p.engine {
+        EngineChoice::Local => None,
+        EngineChoice::Timely { workers } => Some(workers),
+    };
+    let timely = match engine {
+        Some("timely") => true,
+        Some(_) => false,
+        None => from_file.is_some() || processes > 1,
+    };
+    if !timely {
+        if processes > 1 || hostfile.is_some() {
+            anyhow::bail!("-n/-p/--hostfile need --engine timely");
+        }
+        return Ok(pipeline::Engine::Local);
+    }
+    let workers = workers.or(from_file).unwrap_or(2);
+    anyhow::ensure!(workers >= 1, "--workers must be at least 1");
+    let hosts: Vec<String> = match &hostfile {
+        None => Vec::new(),
+        Some(f) => std::fs::read_to_string(f)
+            .with_context(|| format!("reading the host file {}", f.display()))?
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(String::from)
+            .collect(),
+    };
+    if processes > 1 || !hosts.is_empty() {
+        anyhow::ensure!(
+            hosts.len() == processes,
+            "{} hosts in the host file for -n {processes} processes",
+            hosts.len()
+        );
+        anyhow::ensure!(
+            process < processes,
+            "process index {process} is not below -n {processes}"
+        );
+    }
+    let cluster = dataflow::Cluster {
+        workers,
+        process,
+        hosts,
+    };
+    Ok(pipeline::Engine::Timely(Box::leak(Box::new(cluster))))
 }
 
 /// What `solve` prints or writes besides the move count.

@@ -4,6 +4,8 @@
 //! ```toml
 //! name = "huarong"                 # names the run
 //! output = "outputs/huarong"       # relative paths resolve against the current directory
+//! engine = "local"                 # or "timely" (components and distances on timely-dataflow)
+//! workers = 2                      # timely worker threads (engine = "timely" only)
 //!
 //! [huarong]                        # the puzzle section (exactly one of the four below)
 //! piece_sets = ["h1v4s4"]          # "h<N>v<N>s<N>" each, or "all" (every set with positions)
@@ -63,6 +65,10 @@ pub enum SpaceKind {
 struct RawPipeline {
     name: String,
     output: PathBuf,
+    #[serde(default)]
+    engine: Option<String>,
+    #[serde(default)]
+    workers: Option<usize>,
     huarong: Option<RawHuarong>,
     solitaire: Option<RawSolitaire>,
     omnigravity: Option<RawOmniGravity>,
@@ -123,7 +129,18 @@ struct RawHuarong {
 pub struct Pipeline {
     pub name: String,
     pub output: PathBuf,
+    /// Where components and distances run (`engine = "local" | "timely"`, `workers = N`).
+    pub engine: EngineChoice,
     pub puzzle: PuzzleConfig,
+}
+
+/// The engine a pipeline asks for (the command line can override it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EngineChoice {
+    #[default]
+    Local,
+    /// timely-dataflow with this many worker threads in this process.
+    Timely { workers: usize },
 }
 
 /// The puzzle a pipeline runs, with its parameters.
@@ -215,9 +232,25 @@ impl Pipeline {
             }
             _ => return Err("more than one puzzle section: a pipeline runs one puzzle".into()),
         };
+        let engine = match (raw.engine.as_deref(), raw.workers) {
+            (None | Some("local"), None) => EngineChoice::Local,
+            (None | Some("local"), Some(_)) => {
+                return Err("`workers` needs `engine = \"timely\"`".into());
+            }
+            (Some("timely"), w) => match w.unwrap_or(2) {
+                0 => return Err("`workers` must be at least 1".into()),
+                workers => EngineChoice::Timely { workers },
+            },
+            (Some(other), _) => {
+                return Err(format!(
+                    "`engine`: unknown engine {other:?} (use \"local\" or \"timely\")"
+                ));
+            }
+        };
         Ok(Pipeline {
             name: raw.name,
             output: raw.output,
+            engine,
             puzzle,
         })
     }

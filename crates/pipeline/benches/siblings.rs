@@ -223,6 +223,7 @@ fn main() {
                 force: false,
                 reporter: Reporter::quiet(),
                 log: false,
+                engine: Default::default(),
             };
             run_pipeline(&p, Some(dir.path()), opts).unwrap()
         });

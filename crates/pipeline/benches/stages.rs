@@ -125,6 +125,7 @@ fn quiet() -> RunOptions {
         force: true,
         reporter: Reporter::quiet(),
         log: false,
+        engine: Default::default(),
     }
 }
 

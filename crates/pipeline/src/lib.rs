@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 pub use config::{ConfigError, HuarongConfig, Pipeline, PuzzleConfig, SpaceKind};
 use huarong_core::{Puzzle, StageError};
 use klotski::{Labeled, PieceSet, Unlabeled};
-pub use run::{MetricStats, RunOptions, SpaceReport, StageLog, run_space};
+pub use run::{Engine, MetricStats, RunOptions, SpaceReport, StageLog, run_space};
 
 /// Why a pipeline run failed.
 #[derive(Debug, thiserror::Error)]
@@ -65,6 +65,22 @@ pub fn run_pipeline(
         if opts.log {
             eprintln!("  removed {name}, left by an interrupted run");
         }
+    }
+    if opts.engine.is_follower() {
+        // Another process of a multi-process run: only the stages' dataflows, nothing written
+        // but the (identical) state tables and graphs.
+        let spaces = match &pipeline.puzzle {
+            PuzzleConfig::Huarong(h) => run_huarong(h, &output, opts)?,
+            other => sibling::run_follower(other, &output, opts)?,
+        };
+        return Ok(RunReport {
+            name: pipeline.name.clone(),
+            output,
+            spaces,
+            tables: Vec::new(),
+            export_outcome: huarong_core::Outcome::Reused,
+            export_seconds: 0.0,
+        });
     }
     match &pipeline.puzzle {
         PuzzleConfig::Huarong(h) => {
@@ -141,7 +157,16 @@ fn export_huarong(
         let dir = output.join(u.space_id());
         let report = match spaces.iter().find(|s| s.dir == dir) {
             Some(r) => r.clone(),
-            None => run_space(&u, &dir, &metrics, opts)?,
+            // Only this process builds these: the local engine.
+            None => run_space(
+                &u,
+                &dir,
+                &metrics,
+                RunOptions {
+                    engine: Engine::Local,
+                    ..opts
+                },
+            )?,
         };
         record_spaces.push((u, report));
     }
@@ -386,7 +411,9 @@ fn run_huarong(
 ) -> Result<Vec<SpaceReport>, PipelineError> {
     use rayon::prelude::*;
     let metrics: Vec<usize> = config.metrics.iter().map(|&m| m as usize).collect();
-    let many = config.piece_sets.len() >= PARALLEL_SETS;
+    // Parallel spaces only on the local engine: the processes of a timely run must meet in the
+    // same dataflows in the same order.
+    let many = config.piece_sets.len() >= PARALLEL_SETS && matches!(opts.engine, Engine::Local);
     // Many spaces at once: one bar counting piece sets instead of a bar per stage.
     let bar = opts.reporter.bar(
         if many {
@@ -453,7 +480,7 @@ fn run_huarong(
     Ok(per_set.into_iter().flatten().collect())
 }
 
-fn run_one<P: Puzzle>(
+fn run_one<P: Puzzle + 'static>(
     puzzle: &P,
     output: &Path,
     metrics: &[usize],

@@ -18,6 +18,39 @@ pub struct RunOptions {
     pub reporter: Reporter,
     /// Print a line per stage (outcome and wall time) to stderr.
     pub log: bool,
+    /// Where components and distances run.
+    pub engine: Engine,
+}
+
+/// Where the components and distances stages run.
+#[derive(Debug, Clone, Copy, Default)]
+pub enum Engine {
+    /// Rayon, in this process (the default).
+    #[default]
+    Local,
+    /// timely-dataflow workers, in this process or across several. Directed puzzles stay local.
+    Timely(&'static dataflow::Cluster),
+}
+
+impl Engine {
+    /// The timely cluster, if this run uses one for `puzzle`.
+    fn cluster<P: Puzzle + ?Sized>(self, puzzle: &P) -> Option<&'static dataflow::Cluster> {
+        match self {
+            Engine::Timely(c) if !puzzle.directed() => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Whether this process only helps the dataflow of a multi-process run (writes nothing).
+    pub fn is_follower(self) -> bool {
+        matches!(self, Engine::Timely(c) if !c.is_leader())
+    }
+
+    /// Several processes: every process must take part in every dataflow, so none reuses
+    /// component or distance artifacts.
+    fn multi_process(self) -> bool {
+        matches!(self, Engine::Timely(c) if c.hosts.len() > 1)
+    }
 }
 
 /// One stage's outcome and wall time, for the log and the performance notes.
@@ -115,7 +148,7 @@ impl Timer<'_> {
 }
 
 /// Runs enumerate, then graph, components and distances per metric, for one space in `dir`.
-pub fn run_space<P: Puzzle + ?Sized>(
+pub fn run_space<P: Puzzle + ?Sized + 'static>(
     puzzle: &P,
     dir: &Path,
     metrics: &[usize],
@@ -160,25 +193,45 @@ pub fn run_space<P: Puzzle + ?Sized>(
                 reporter,
             )
         })?;
+        if let Some(cluster) = opts.engine.cluster(puzzle)
+            && !cluster.is_leader()
+        {
+            // A follower process: take part in both dataflows; the leader writes.
+            dataflow::component_roots(puzzle, &states, m, cluster)?;
+            let src = distances::sources(puzzle, &states)?;
+            dataflow::distances(puzzle, &states, m, &src, cluster)?;
+            continue;
+        }
+        let force_dataflow = force || opts.engine.multi_process();
         let comps = timer.time(&format!("comps {name}"), || {
-            components::run(
-                &csr,
-                &dir.join(files::components(name)),
-                &label,
-                force,
-                reporter,
-            )
+            let path = dir.join(files::components(name));
+            match opts.engine.cluster(puzzle) {
+                None => components::run(&csr, &path, &label, force, reporter),
+                Some(c) => components::run_with(&csr, &path, &label, force_dataflow, || {
+                    let (roots, _) = dataflow::component_roots(puzzle, &states, m, c)?
+                        .expect("the leader gathers the roots");
+                    Ok(roots)
+                }),
+            }
         })?;
         let dists = timer.time(&format!("dist {name}"), || {
-            distances::run(
-                puzzle,
-                &states,
-                &csr,
-                &dir.join(files::distances(name)),
-                &label,
-                force,
-                reporter,
-            )
+            let path = dir.join(files::distances(name));
+            match opts.engine.cluster(puzzle) {
+                None => distances::run(puzzle, &states, &csr, &path, &label, force, reporter),
+                Some(c) => distances::run_with(
+                    puzzle,
+                    &states,
+                    &csr,
+                    &path,
+                    &label,
+                    force_dataflow,
+                    |src| {
+                        let (dist, _) = dataflow::distances(puzzle, &states, m, src, c)?
+                            .expect("the leader gathers the distances");
+                        Ok(dist)
+                    },
+                ),
+            }
         })?;
         stats.push(metric_stats(name, &csr, &comps, &dists, &goals));
     }

@@ -104,6 +104,27 @@ pub(crate) fn export(
     Ok((tables, outcome))
 }
 
+/// A follower process of a multi-process timely run: the stages of the undirected spaces (the
+/// directed ones stay on the leader), no answers, no export.
+pub(crate) fn run_follower(
+    config: &PuzzleConfig,
+    output: &Path,
+    opts: RunOptions,
+) -> Result<Vec<SpaceReport>, PipelineError> {
+    match config {
+        PuzzleConfig::Solitaire(c) => {
+            let puzzle = Solitaire::new(c.start, c.goal);
+            Ok(vec![run_space(
+                &puzzle,
+                &output.join(puzzle.space_id()),
+                &[0],
+                opts,
+            )?])
+        }
+        _ => Ok(Vec::new()),
+    }
+}
+
 fn solitaire_space(
     c: &SolitaireConfig,
     output: &Path,

@@ -13,6 +13,7 @@ fn quiet() -> RunOptions {
         force: false,
         reporter: Reporter::quiet(),
         log: false,
+        engine: Default::default(),
     }
 }
 
@@ -43,7 +44,7 @@ struct Opened {
 }
 
 /// Runs a space in all three metrics and loads its component ids and distances.
-fn run_and_load<P: Puzzle>(p: &P, dir: &std::path::Path) -> Opened {
+fn run_and_load<P: Puzzle + 'static>(p: &P, dir: &std::path::Path) -> Opened {
     run_space(p, dir, &[0, 1, 2], quiet()).unwrap();
     let states = StateTable::open(&dir.join(files::STATES), p).unwrap();
     let mut out = Opened {

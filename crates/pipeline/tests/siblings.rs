@@ -15,6 +15,7 @@ fn quiet() -> RunOptions {
         force: false,
         reporter: Reporter::quiet(),
         log: false,
+        engine: Default::default(),
     }
 }
 

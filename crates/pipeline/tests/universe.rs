@@ -25,6 +25,7 @@ fn universe_slice_matches_the_references_and_solves_from_its_tables() {
         force: false,
         reporter: Reporter::quiet(),
         log: false,
+        engine: Default::default(),
     };
     let report = run_pipeline(&pipeline, Some(dir.path()), opts).unwrap();
     assert_eq!(report.spaces.len(), 12);
