@@ -291,8 +291,70 @@ fn universe(dir: &Path) {
     );
 }
 
+/// `-- timely`: components and piece-metric distances of the labeled classic space, local vs
+/// timely (one process, 2 workers), with the dataflow's messages per BFS level.
+fn timely_vs_local(dir: &Path) {
+    let l = Labeled::new(PieceSet::CLASSIC).unwrap();
+    let q = Reporter::quiet();
+    let piece = Metric::Piece as usize;
+    let (states, _) = enumerate::run(&l, &dir.join("states.bin"), true, q).unwrap();
+    let (csr, _) = graph::run(&l, &states, piece, &dir.join("g.csr"), true, q).unwrap();
+    let t = Instant::now();
+    components::run(&csr, &dir.join("c-local"), "l", true, q).unwrap();
+    let local_c = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    distances::run(&l, &states, &csr, &dir.join("d-local"), "l", true, q).unwrap();
+    let local_d = t.elapsed().as_secs_f64();
+    let cluster = dataflow::Cluster::local(2);
+    let t = Instant::now();
+    let (roots, ct) = dataflow::component_roots(&l, &states, piece, &cluster)
+        .unwrap()
+        .unwrap();
+    let timely_c = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let src = distances::sources(&l, &states).unwrap();
+    let (dist, dt) = dataflow::distances(&l, &states, piece, &src, &cluster)
+        .unwrap()
+        .unwrap();
+    let timely_d = t.elapsed().as_secs_f64();
+    let local = distances::Distances::open(&dir.join("d-local"), &l, &states, &csr).unwrap();
+    assert_eq!(local.values(), &dist[..]);
+    assert_eq!(components::union_find_roots(&csr, |_| {}), roots);
+    println!(
+        "| labeled classic, piece metric (1 run each) | local (rayon, 2 threads) | timely, 1 process x 2 workers |"
+    );
+    println!("|---|---|---|");
+    println!(
+        "| components | {local_c:.2} s | {timely_c:.2} s ({} rounds, {} messages, {:.2} GB) |",
+        ct.messages_per_round.len(),
+        ct.messages_per_round.iter().sum::<u64>(),
+        (ct.messages_per_round.iter().sum::<u64>() * dataflow::MESSAGE_BYTES) as f64 / 1e9
+    );
+    println!(
+        "| distances | {local_d:.2} s | {timely_d:.2} s ({} levels, {} messages, {:.2} GB) |",
+        dt.messages_per_round.len(),
+        dt.messages_per_round.iter().sum::<u64>(),
+        (dt.messages_per_round.iter().sum::<u64>() * dataflow::MESSAGE_BYTES) as f64 / 1e9
+    );
+    println!();
+    println!(
+        "BFS messages per level (to owners, deduplicated per sender), bytes at {} B each:",
+        dataflow::MESSAGE_BYTES
+    );
+    for (level, m) in dt.messages_per_round.iter().enumerate() {
+        println!(
+            "level {level}: {m} messages, {} bytes",
+            m * dataflow::MESSAGE_BYTES
+        );
+    }
+}
+
 fn main() {
     let dir = tempfile::tempdir().unwrap();
+    if std::env::args().any(|a| a == "timely") {
+        timely_vs_local(dir.path());
+        return;
+    }
     if std::env::args().any(|a| a == "universe") {
         universe(dir.path());
         return;
