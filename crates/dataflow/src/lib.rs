@@ -113,7 +113,23 @@ struct Space<'a, P: ?Sized> {
     ranked: bool,
 }
 
-impl<P: Puzzle + ?Sized> Space<'_, P> {
+impl<'a, P: Puzzle + ?Sized> Space<'a, P> {
+    /// The space of an undirected puzzle (directed ones keep their strongly connected
+    /// components and backward distances on the local engine).
+    fn new(puzzle: &'a P, states: &'a StateTable, metric: usize) -> Result<Self, StageError> {
+        if puzzle.directed() {
+            return Err(StageError::Invalid(
+                "the timely engine runs undirected puzzles only".into(),
+            ));
+        }
+        Ok(Space {
+            puzzle,
+            states,
+            metric,
+            ranked: puzzle.ranked_len().is_some(),
+        })
+    }
+
     fn len(&self) -> usize {
         self.states.len()
     }
@@ -333,19 +349,7 @@ pub fn distances<P: Puzzle + ?Sized + 'static>(
     sources: &[u32],
     cluster: &Cluster,
 ) -> Result<Option<(Vec<u16>, Traffic)>, StageError> {
-    if puzzle.directed() {
-        return Err(StageError::Invalid(
-            "the timely engine runs undirected puzzles only (distances to the goal of a \
-             directed graph follow arcs backwards)"
-                .into(),
-        ));
-    }
-    let space = Space {
-        puzzle,
-        states,
-        metric,
-        ranked: puzzle.ranked_len().is_some(),
-    };
+    let space = Space::new(puzzle, states, metric)?;
     let sources = sources.to_vec();
     let n = space.len();
     let out = run_rounds(cluster, &space, move |space, worker, peers| Bfs {
@@ -421,19 +425,7 @@ pub fn component_roots<P: Puzzle + ?Sized + 'static>(
     metric: usize,
     cluster: &Cluster,
 ) -> Result<Option<(Vec<u32>, Traffic)>, StageError> {
-    if puzzle.directed() {
-        return Err(StageError::Invalid(
-            "the timely engine runs undirected puzzles only (strongly connected components \
-             stay local)"
-                .into(),
-        ));
-    }
-    let space = Space {
-        puzzle,
-        states,
-        metric,
-        ranked: puzzle.ranked_len().is_some(),
-    };
+    let space = Space::new(puzzle, states, metric)?;
     let n = space.len();
     run_rounds(cluster, &space, move |space, worker, peers| {
         let size = (n + peers - 1 - worker) / peers;

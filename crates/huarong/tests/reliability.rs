@@ -2,11 +2,13 @@
 //! flipped bytes, the thread count does not change any output, and a run killed with SIGKILL in
 //! the middle of each stage, then rerun, ends with exactly the outputs of an uninterrupted run.
 
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+mod common;
+use common::{assert_same_outputs, snapshot};
 
 fn huarong(args: &[&str], threads: Option<&str>) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_huarong"));
@@ -23,35 +25,6 @@ fn pipeline(name: &str) -> String {
         .join(name)
         .to_string_lossy()
         .into_owned()
-}
-
-/// Every file under `dir` (relative path → bytes).
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.insert(
-                    p.strip_prefix(dir).unwrap().to_owned(),
-                    std::fs::read(&p).unwrap(),
-                );
-            }
-        }
-    }
-    out
-}
-
-fn assert_same_outputs(a: &Path, b: &Path, what: &str) {
-    let (sa, sb) = (snapshot(a), snapshot(b));
-    let names = |s: &BTreeMap<PathBuf, Vec<u8>>| s.keys().cloned().collect::<Vec<_>>();
-    assert_eq!(names(&sa), names(&sb), "{what}: the same files");
-    for (name, bytes) in &sa {
-        assert!(sb[name] == *bytes, "{what}: {} differs", name.display());
-    }
 }
 
 #[test]

@@ -5,6 +5,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::assert_same_outputs;
+
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_huarong")
 }
@@ -20,34 +23,6 @@ fn pipeline(name: &str) -> String {
 fn run(args: &[&str]) {
     let o = Command::new(bin()).args(args).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-}
-
-/// Every file under `dir`, relative path → bytes.
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-                out.push((rel, std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-fn assert_identical(a: &Path, b: &Path, what: &str) {
-    let (fa, fb) = (files(a), files(b));
-    let names = |f: &[(String, Vec<u8>)]| f.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
-    assert_eq!(names(&fa), names(&fb), "{what}");
-    for ((name, x), (_, y)) in fa.iter().zip(&fb) {
-        assert!(x == y, "{what}: {name} differs");
-    }
 }
 
 #[test]
@@ -74,7 +49,7 @@ fn timely_workers_and_processes_match_the_local_engine() {
                 "-w",
                 workers,
             ]);
-            assert_identical(&local, &d, &format!("{p}, {workers} workers"));
+            assert_same_outputs(&local, &d, &format!("{p}, {workers} workers"));
         }
         // Two processes over loopback, one worker each, bounded in time.
         let hosts = root.path().join(format!("{k}-hosts.txt"));
@@ -128,6 +103,6 @@ fn timely_workers_and_processes_match_the_local_engine() {
                 std::thread::sleep(Duration::from_millis(20));
             }
         }
-        assert_identical(&local, &d, &format!("{p}, 2 processes"));
+        assert_same_outputs(&local, &d, &format!("{p}, 2 processes"));
     }
 }

@@ -5,27 +5,13 @@
 //! `cargo bench -p pipeline --bench siblings` — medians of 5 runs.
 
 use std::collections::HashSet;
-use std::time::Instant;
 
 use huarong_core::{Reporter, SplitMix};
 use pipeline::{Pipeline, RunOptions, run_pipeline};
 use square_destroyer::Grid;
 
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    xs[xs.len() / 2]
-}
-
-fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
-    let mut times = Vec::new();
-    let mut last = None;
-    for _ in 0..reps {
-        let t = Instant::now();
-        last = Some(f());
-        times.push(t.elapsed().as_secs_f64());
-    }
-    (median(times), last.unwrap())
-}
+mod common;
+use common::time;
 
 fn row(what: &str, ours: f64, baseline: f64, how: &str) {
     println!(

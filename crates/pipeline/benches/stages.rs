@@ -13,21 +13,8 @@ use klotski::board::mask_at;
 use klotski::{Board, Kind, Labeled, Metric, PieceSet, Unlabeled, parse};
 use pipeline::{RunOptions, run_space};
 
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    xs[xs.len() / 2]
-}
-
-fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
-    let mut times = Vec::new();
-    let mut last = None;
-    for _ in 0..reps {
-        let t = Instant::now();
-        last = Some(f());
-        times.push(t.elapsed().as_secs_f64());
-    }
-    (median(times), last.unwrap())
-}
+mod common;
+use common::{median, time};
 
 fn row(what: &str, ours: f64, baseline: Option<(f64, &str)>) {
     match baseline {

@@ -82,49 +82,35 @@ pub fn run_pipeline(
             export_seconds: 0.0,
         });
     }
-    match &pipeline.puzzle {
+    // The stages, then the export (timed on its own).
+    let (spaces, (tables, export_outcome), export_seconds) = match &pipeline.puzzle {
         PuzzleConfig::Huarong(h) => {
             let spaces = run_huarong(h, &output, opts)?;
             let t = std::time::Instant::now();
-            let (tables, export_outcome) = export_huarong(h, &spaces, &output, opts)?;
-            let export_seconds = t.elapsed().as_secs_f64();
-            if opts.log {
-                eprintln!(
-                    "  {:<22} {:<15} {export_seconds:>8.3} s  {export_outcome}",
-                    "parquet", "export"
-                );
-            }
-            Ok(RunReport {
-                name: pipeline.name.clone(),
-                output,
-                spaces,
-                tables,
-                export_outcome,
-                export_seconds,
-            })
+            let export = export_huarong(h, &spaces, &output, opts)?;
+            (spaces, export, t.elapsed().as_secs_f64())
         }
         other => {
             let spaces = sibling::run_spaces(other, &output, opts)?;
             let t = std::time::Instant::now();
-            let (tables, export_outcome) = sibling::export(&spaces, &output, opts)?;
-            let spaces = spaces.reports();
-            let export_seconds = t.elapsed().as_secs_f64();
-            if opts.log {
-                eprintln!(
-                    "  {:<22} {:<15} {export_seconds:>8.3} s  {export_outcome}",
-                    "parquet", "export"
-                );
-            }
-            Ok(RunReport {
-                name: pipeline.name.clone(),
-                output,
-                spaces,
-                tables,
-                export_outcome,
-                export_seconds,
-            })
+            let export = sibling::export(&spaces, &output, opts)?;
+            (spaces.reports(), export, t.elapsed().as_secs_f64())
         }
+    };
+    if opts.log {
+        eprintln!(
+            "  {:<22} {:<15} {export_seconds:>8.3} s  {export_outcome}",
+            "parquet", "export"
+        );
     }
+    Ok(RunReport {
+        name: pipeline.name.clone(),
+        output,
+        spaces,
+        tables,
+        export_outcome,
+        export_seconds,
+    })
 }
 
 /// Most `farthest` records per piece set and metric (the summary counts them all).
