@@ -1,0 +1,107 @@
+//! Outputs stay what they were: every pipeline's artifacts (their payloads; headers carry
+//! fingerprints, which change by design when the fingerprint encoding does) and Parquet files
+//! (whole files) against checksums recorded in `tests/checksums/` by the build before the puzzle
+//! registry replaced the per-puzzle run and export paths.
+//!
+//! Differences that are documented schema changes are listed in `EXPECTED_CHANGES` with the
+//! reason. To record anew (only for a documented change): `HUARONG_RECORD_CHECKSUMS=1 cargo test
+//! --release -p huarong --test baseline`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+mod common;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `file -> checksum` for every artifact (header's payload checksum, after full verification)
+/// and Parquet file (xxh3 of the file) under `dir`.
+fn checksums(dir: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for (rel, bytes) in common::snapshot(dir) {
+        let name = rel.to_string_lossy().into_owned();
+        let ext = rel.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let value = match ext {
+            "bin" | "csr" => {
+                let path = dir.join(&rel);
+                let h = huarong_core::Artifact::peek_header(&path).unwrap();
+                let expect = huarong_core::Expect {
+                    kind: &h.kind,
+                    fingerprint: None,
+                };
+                huarong_core::Artifact::open(&path, expect).unwrap();
+                format!("payload {:016x}", h.checksum)
+            }
+            "parquet" => format!("file {:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)),
+            _ => continue,
+        };
+        out.insert(name, value);
+    }
+    out
+}
+
+fn run_and_compare(pipeline: &str, record: &str) {
+    let scratch = tempfile::tempdir().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_huarong"))
+        .args(["run", pipeline, "-q", "-o"])
+        .arg(scratch.path())
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let got = checksums(scratch.path());
+    let file = root().join("tests/checksums").join(record);
+    if std::env::var_os("HUARONG_RECORD_CHECKSUMS").is_some() {
+        let text: String = got.iter().map(|(k, v)| format!("{k} {v}\n")).collect();
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, text).unwrap();
+        return;
+    }
+    let recorded: BTreeMap<String, String> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (k, v) = l.split_once(' ').unwrap();
+            (k.to_owned(), v.to_owned())
+        })
+        .collect();
+    let mut problems = Vec::new();
+    for (name, sum) in &recorded {
+        match got.get(name) {
+            None => problems.push(format!("{name}: missing")),
+            Some(s) if s != sum => problems.push(format!("{name}: {s}, recorded {sum}")),
+            Some(_) => {}
+        }
+    }
+    for name in got.keys().filter(|n| !recorded.contains_key(*n)) {
+        problems.push(format!("{name}: not in the recording"));
+    }
+    assert!(problems.is_empty(), "{pipeline}:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn small_pipelines_give_the_recorded_outputs() {
+    for (pipeline, record) in [
+        ("pipelines/huarong-canonical.toml", "huarong-canonical.txt"),
+        ("pipelines/solitaire.toml", "solitaire.txt"),
+        ("pipelines/omnigravity.toml", "omnigravity.txt"),
+        ("pipelines/square-destroyer.toml", "square-destroyer.txt"),
+        (
+            "tests/pipelines/klotski-universe-mini.toml",
+            "klotski-universe-mini.txt",
+        ),
+    ] {
+        run_and_compare(pipeline, record);
+    }
+}
+
+/// The main job (about 4 GB of artifacts): run by hand, `cargo test --release -p huarong
+/// --test baseline -- --ignored`.
+#[test]
+#[ignore = "the main job: about 20 s and 4 GB; run by hand"]
+fn main_job_gives_the_recorded_outputs() {
+    run_and_compare("pipelines/huarong.toml", "huarong.txt");
+}
