@@ -26,9 +26,15 @@ const CHUNK: usize = 1 << 14;
 
 /// The fingerprint of the components of `csr`.
 pub fn fingerprint(csr: &Csr) -> u64 {
+    fingerprint_of(csr.checksum(), csr.is_directed())
+}
+
+/// [`fingerprint`] from what determines the components: the stage and its version, the graph's
+/// payload checksum and whether its arcs are one-way.
+pub fn fingerprint_of(csr_checksum: u64, directed: bool) -> u64 {
     Fingerprint::new("components", VERSION)
-        .add_u64(csr.checksum())
-        .add_u64(csr.is_directed() as u64)
+        .add_u64(csr_checksum)
+        .add_bool(directed)
         .finish()
 }
 
@@ -74,7 +80,7 @@ pub fn run(
     path: &Path,
     label: &str,
     force: bool,
-    reporter: Reporter,
+    reporter: &Reporter,
 ) -> Result<(Components, Outcome), StageError> {
     run_with(csr, path, label, force, || {
         let bar = reporter.bar(csr.node_count() as u64, format!("components {label}"));
@@ -367,12 +373,16 @@ mod tests {
         fn render(&self, code: u64) -> String {
             code.to_string()
         }
+        fn parameters(&self, _: &mut huarong_core::Fingerprint) {}
+        fn parse(&self, text: &str) -> Result<u64, String> {
+            text.parse().map_err(|_| format!("{text:?} is not a state"))
+        }
     }
 
     #[test]
     fn directed_graphs_get_strongly_connected_components() {
         let dir = tempfile::tempdir().unwrap();
-        let q = Reporter::quiet();
+        let q = &Reporter::quiet();
         let (states, _) = enumerate::run(&Toy, &dir.path().join("s"), false, q).unwrap();
         let (g, _) = graph::run(&Toy, &states, 0, &dir.path().join("g"), false, q).unwrap();
         assert!(g.is_directed());
@@ -389,7 +399,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for set in ["h1v4s4", "h2v3s2", "h0v4s4"] {
             let u = Unlabeled::new(set.parse::<PieceSet>().unwrap());
-            let q = Reporter::quiet();
+            let q = &Reporter::quiet();
             let (states, _) = enumerate::run(&u, &dir.path().join("s"), true, q).unwrap();
             for metric in 0..3 {
                 let (g, _) =

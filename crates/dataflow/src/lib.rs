@@ -448,7 +448,7 @@ mod tests {
     /// The timely stages write byte-identical artifacts to the local ones, with 1 and 2 workers.
     fn agree<P: Puzzle + 'static>(p: &P, metrics: &[usize]) {
         let dir = tempfile::tempdir().unwrap();
-        let q = Reporter::quiet();
+        let q = &Reporter::quiet();
         let (states, _) = enumerate::run(p, &dir.path().join("s"), false, q).unwrap();
         for &m in metrics {
             let (csr, _) = graph::run(p, &states, m, &dir.path().join("g"), true, q).unwrap();

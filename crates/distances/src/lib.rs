@@ -29,33 +29,40 @@ const CHUNK: usize = 1 << 14;
 const BOTTOM_UP_DIVISOR: usize = 24;
 
 /// The fingerprint of the distances over `csr` from `puzzle`'s sources.
-pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P, states: &StateTable, csr: &Csr) -> u64 {
-    let sources = puzzle.distance_sources();
-    let starts = match sources {
-        DistanceSources::Goals => Vec::new(),
-        DistanceSources::Starts => puzzle.starts(),
-    };
-    fingerprint_of(sources, &starts, states, csr)
-}
-
-/// [`fingerprint`] from the kind of sources (and the start codes, for
-/// [`DistanceSources::Starts`]).
-pub fn fingerprint_of(
-    sources: DistanceSources,
-    starts: &[u64],
+pub fn fingerprint<P: Puzzle + ?Sized>(
+    puzzle: &P,
     states: &StateTable,
     csr: &Csr,
+) -> Result<u64, StageError> {
+    let src = sources(puzzle, states)?;
+    Ok(fingerprint_of(
+        puzzle.distance_sources(),
+        &src,
+        states.checksum(),
+        csr.checksum(),
+        csr.is_directed(),
+    ))
+}
+
+/// [`fingerprint`] from what determines the distances: the stage and its version, the state
+/// table's and the graph's checksums, whether arcs are one-way, the kind of sources and the
+/// source states themselves (so a changed goal or start rebuilds, an unchanged one does not).
+pub fn fingerprint_of(
+    kind: DistanceSources,
+    sources: &[u32],
+    states_checksum: u64,
+    csr_checksum: u64,
+    directed: bool,
 ) -> u64 {
     let mut fp = Fingerprint::new("distances", VERSION);
-    fp.add_u64(states.checksum())
-        .add_u64(csr.checksum())
-        .add_str(match sources {
+    fp.add_u64(states_checksum)
+        .add_u64(csr_checksum)
+        .add_bool(directed)
+        .add_str(match kind {
             DistanceSources::Goals => "goals",
             DistanceSources::Starts => "starts",
-        });
-    for &s in starts {
-        fp.add_u64(s);
-    }
+        })
+        .add_u32s(sources);
     fp.finish()
 }
 
@@ -72,7 +79,7 @@ impl Distances {
         states: &StateTable,
         csr: &Csr,
     ) -> Result<Self, StageError> {
-        Self::open_with(path, fingerprint(puzzle, states, csr))
+        Self::open_with(path, fingerprint(puzzle, states, csr)?)
     }
 
     /// Opens and verifies a distance table that must carry `fingerprint`.
@@ -153,7 +160,7 @@ pub fn run<P: Puzzle + ?Sized>(
     path: &Path,
     label: &str,
     force: bool,
-    reporter: Reporter,
+    reporter: &Reporter,
 ) -> Result<(Distances, Outcome), StageError> {
     run_with(puzzle, states, csr, path, label, force, |src| {
         // Distances *to* the goals of a directed graph follow the arcs backwards.
@@ -181,13 +188,19 @@ pub fn run_with<P: Puzzle + ?Sized>(
     force: bool,
     compute: impl FnOnce(&[u32]) -> Result<Vec<u16>, StageError>,
 ) -> Result<(Distances, Outcome), StageError> {
-    let fp = fingerprint(puzzle, states, csr);
+    let src = sources(puzzle, states)?;
+    let fp = fingerprint_of(
+        puzzle.distance_sources(),
+        &src,
+        states.checksum(),
+        csr.checksum(),
+        csr.is_directed(),
+    );
     let expect = Expect {
         kind: KIND,
         fingerprint: Some(fp),
     };
     let (artifact, outcome) = reuse_or_build(path, expect, force, |path| {
-        let src = sources(puzzle, states)?;
         let dist = compute(&src)?;
         if dist.len() != states.len() {
             return Err(StageError::Invalid(format!(
@@ -435,7 +448,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for set in ["h1v4s4", "h2v3s2", "h0v4s4", "h3v1s4"] {
             let u = Unlabeled::new(set.parse::<PieceSet>().unwrap());
-            let q = Reporter::quiet();
+            let q = &Reporter::quiet();
             let (states, _) = enumerate::run(&u, &dir.path().join("s"), true, q).unwrap();
             for metric in 0..3 {
                 let (g, _) =
@@ -466,7 +479,7 @@ mod tests {
         // Square Destroyer n = 2: all 4,096 removal sets, a directed acyclic graph whose goal
         // distances run against the arcs.
         let dir = tempfile::tempdir().unwrap();
-        let q = Reporter::quiet();
+        let q = &Reporter::quiet();
         for symmetric in [false, true] {
             let p = square_destroyer::SquareDestroyer::new(2, symmetric);
             let (states, _) = enumerate::run(&p, &dir.path().join("s"), true, q).unwrap();

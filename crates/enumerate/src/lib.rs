@@ -18,17 +18,21 @@ pub const KIND: &str = "states";
 const VERSION: u32 = 1;
 const CHUNK: u64 = 1 << 16;
 
-/// The fingerprint a state table of `puzzle` must carry.
+/// The fingerprint a state table of `puzzle` must carry: the stage and its version, the
+/// puzzle's name, space id and parameters, and for an explored space its start states.
 pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P) -> u64 {
-    fingerprint_of(puzzle.name(), &huarong_core::space_key(puzzle))
-}
-
-/// [`fingerprint`] from the puzzle's name and space id alone.
-pub fn fingerprint_of(name: &str, space_id: &str) -> u64 {
-    Fingerprint::new("enumerate", VERSION)
-        .add_str(name)
-        .add_str(space_id)
-        .finish()
+    let mut fp = Fingerprint::new("enumerate", VERSION);
+    huarong_core::add_space(&mut fp, puzzle);
+    if puzzle.ranked_len().is_none() {
+        let mut starts = puzzle.starts();
+        starts.sort_unstable();
+        starts.dedup();
+        fp.add_list(starts.len());
+        for s in starts {
+            fp.add_u64(s);
+        }
+    }
+    fp.finish()
 }
 
 /// A verified state table.
@@ -87,7 +91,7 @@ pub fn run<P: Puzzle + ?Sized>(
     puzzle: &P,
     path: &Path,
     force: bool,
-    reporter: Reporter,
+    reporter: &Reporter,
 ) -> Result<(StateTable, Outcome), StageError> {
     let fp = fingerprint(puzzle);
     let expect = Expect {
@@ -109,7 +113,7 @@ fn write_ranked<P: Puzzle + ?Sized>(
     path: &Path,
     fp: u64,
     label: &str,
-    reporter: Reporter,
+    reporter: &Reporter,
 ) -> Result<Header, StageError> {
     if n > u32::MAX as u64 {
         return Err(StageError::Invalid(format!(
@@ -137,7 +141,7 @@ fn write_explored<P: Puzzle + ?Sized>(
     path: &Path,
     fp: u64,
     label: &str,
-    reporter: Reporter,
+    reporter: &Reporter,
 ) -> Result<Header, StageError> {
     let bar = reporter.bar(0, format!("explore {}", puzzle.space_id()));
     let codes = explore(puzzle, |n| bar.inc(n));
@@ -219,17 +223,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("states.bin");
         let u = Unlabeled::new(PieceSet::CLASSIC);
-        let (t, o) = run(&u, &path, false, Reporter::quiet()).unwrap();
+        let (t, o) = run(&u, &path, false, &Reporter::quiet()).unwrap();
         assert_eq!(o, Outcome::Built);
         assert_eq!(t.len(), 65_880);
         assert_eq!(t.codes(), u.codes());
         assert_eq!(t.lookup(u.codes()[1234]), Some(1234));
         drop(t);
-        let (_, o) = run(&u, &path, false, Reporter::quiet()).unwrap();
+        let (_, o) = run(&u, &path, false, &Reporter::quiet()).unwrap();
         assert_eq!(o, Outcome::Reused);
         // A table of another space at the same path is stale and gets rebuilt.
         let other = Unlabeled::new("h2v3s2".parse().unwrap());
-        let (t, o) = run(&other, &path, false, Reporter::quiet()).unwrap();
+        let (t, o) = run(&other, &path, false, &Reporter::quiet()).unwrap();
         assert!(
             matches!(o, Outcome::Rebuilt(ref why) if why.contains("stale")),
             "{o:?}"
@@ -242,7 +246,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("states.bin");
         let l = Labeled::new("h2v1s2".parse().unwrap()).unwrap();
-        let (t, _) = run(&l, &path, false, Reporter::quiet()).unwrap();
+        let (t, _) = run(&l, &path, false, &Reporter::quiet()).unwrap();
         assert_eq!(t.len() as u64, l.len());
         assert!(t.codes().windows(2).all(|w| w[0] < w[1]));
         for (i, &c) in t.codes().iter().enumerate().step_by(101) {

@@ -11,7 +11,13 @@ use std::sync::atomic::{AtomicU32, Ordering};
 fn labeled_classic_table_is_a_bijection_onto_all_positions() {
     let dir = tempfile::tempdir().unwrap();
     let l = Labeled::new(PieceSet::CLASSIC).unwrap();
-    let (table, _) = run(&l, &dir.path().join("states.bin"), false, Reporter::quiet()).unwrap();
+    let (table, _) = run(
+        &l,
+        &dir.path().join("states.bin"),
+        false,
+        &Reporter::quiet(),
+    )
+    .unwrap();
     let codes = table.codes();
     assert_eq!(codes.len(), 37_946_880);
 

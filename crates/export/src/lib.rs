@@ -1,13 +1,15 @@
 //! Stage 5, **export**: tables as Parquet, through polars — the only crate that depends on it.
 //!
 //! The crate knows nothing of puzzles or artifacts: callers hand it named, typed columns
-//! ([`Table`]) and it writes them atomically (temporary file, then rename). Large tables are
-//! streamed in batches ([`TableWriter`]), one row group or more per batch, so memory stays
-//! bounded by the batch size.
+//! ([`Table`], plain data from `huarong-core`) and it writes them atomically (temporary file,
+//! then rename, the shared [`huarong_core::atomic`] protocol). Large tables are streamed in
+//! batches ([`TableWriter`]), one row group or more per batch, so memory stays bounded by the
+//! batch size.
 
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
+pub use huarong_core::table::{Column as TableColumn, Table};
 use polars::prelude::*;
 
 /// Why a table could not be written.
@@ -33,75 +35,39 @@ pub enum ExportError {
     },
 }
 
-/// Named, typed columns of equal length.
-#[derive(Debug, Default, Clone)]
-pub struct Table {
-    columns: Vec<Column>,
+/// A polars frame of a [`Table`] (every column the same length).
+fn frame(table: Table) -> Result<DataFrame, ExportError> {
+    let height = table.height();
+    let mut columns = Vec::with_capacity(table.columns.len());
+    for (name, c) in table.columns {
+        if c.len() != height {
+            return Err(ExportError::Ragged {
+                name,
+                found: c.len(),
+                expected: height,
+            });
+        }
+        let name = PlSmallStr::from(name.as_str());
+        columns.push(match c {
+            TableColumn::Str(v) => Column::new(name, v),
+            TableColumn::Bool(v) => Column::new(name, v),
+            TableColumn::U32(v) => UInt32Chunked::from_vec(name, v).into_column(),
+            TableColumn::OptU32(v) => Column::new(name, v),
+            TableColumn::U64(v) => UInt64Chunked::from_vec(name, v).into_column(),
+            TableColumn::OptU64(v) => Column::new(name, v),
+        });
+    }
+    DataFrame::new(height, columns).map_err(|source| ExportError::Polars {
+        path: PathBuf::new(),
+        source,
+    })
 }
 
-impl Table {
-    pub fn new() -> Self {
-        Table::default()
-    }
-
-    fn push(mut self, column: Column) -> Self {
-        self.columns.push(column);
-        self
-    }
-
-    pub fn str(self, name: &str, values: Vec<String>) -> Self {
-        self.push(Column::new(name.into(), values))
-    }
-
-    pub fn bool(self, name: &str, values: Vec<bool>) -> Self {
-        self.push(Column::new(name.into(), values))
-    }
-
-    pub fn u32(self, name: &str, values: Vec<u32>) -> Self {
-        self.push(UInt32Chunked::from_vec(name.into(), values).into_column())
-    }
-
-    /// A nullable `u32` column (`None` is null).
-    pub fn opt_u32(self, name: &str, values: Vec<Option<u32>>) -> Self {
-        self.push(Column::new(name.into(), values))
-    }
-
-    pub fn opt_u64(self, name: &str, values: Vec<Option<u64>>) -> Self {
-        self.push(Column::new(name.into(), values))
-    }
-
-    pub fn u64(self, name: &str, values: Vec<u64>) -> Self {
-        self.push(UInt64Chunked::from_vec(name.into(), values).into_column())
-    }
-
-    /// Number of rows (0 for a table without columns).
-    pub fn height(&self) -> usize {
-        self.columns.first().map_or(0, |c| c.len())
-    }
-
-    fn frame(self) -> Result<DataFrame, ExportError> {
-        let height = self.height();
-        for c in &self.columns {
-            if c.len() != height {
-                return Err(ExportError::Ragged {
-                    name: c.name().to_string(),
-                    found: c.len(),
-                    expected: height,
-                });
-            }
-        }
-        DataFrame::new(height, self.columns).map_err(|source| ExportError::Polars {
-            path: PathBuf::new(),
-            source,
-        })
-    }
-
-    /// Writes the table as one Parquet file at `path`, atomically; returns its size in bytes.
-    pub fn write(self, path: &Path) -> Result<u64, ExportError> {
-        let mut w = TableWriter::create(path)?;
-        w.write(self)?;
-        w.finish()
-    }
+/// Writes `table` as one Parquet file at `path`, atomically; returns its size in bytes.
+pub fn write(table: Table, path: &Path) -> Result<u64, ExportError> {
+    let mut w = TableWriter::create(path)?;
+    w.write(table)?;
+    w.finish()
 }
 
 /// The first rows of a Parquet file as text, for people to read (`huarong inspect`).
@@ -186,11 +152,7 @@ impl std::fmt::Debug for TableWriter {
 
 impl TableWriter {
     pub fn create(path: &Path) -> Result<Self, ExportError> {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+        let tmp = huarong_core::atomic::temp_path(path);
         let file = File::create(&tmp).map_err(|source| ExportError::Io {
             path: tmp.clone(),
             source,
@@ -212,7 +174,7 @@ impl TableWriter {
 
     /// Appends a batch of rows (every batch must have the same columns).
     pub fn write(&mut self, table: Table) -> Result<(), ExportError> {
-        let df = table.frame().map_err(|e| match e {
+        let df = frame(table).map_err(|e| match e {
             ExportError::Polars { source, .. } => self.polars_err(source),
             other => other,
         })?;
@@ -239,9 +201,11 @@ impl TableWriter {
         };
         let res = writer.finish();
         let size = res.map_err(|e| self.polars_err(e))?;
-        fs::rename(&self.tmp, &self.dest).map_err(|source| ExportError::Io {
-            path: self.dest.clone(),
-            source,
+        huarong_core::atomic::commit(None, &self.tmp, &self.dest).map_err(|source| {
+            ExportError::Io {
+                path: self.dest.clone(),
+                source,
+            }
         })?;
         self.file = None;
         self.tmp = PathBuf::new();
@@ -293,7 +257,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let t = Table::new().u32("a", vec![1, 2]).u32("b", vec![1]);
         assert!(matches!(
-            t.write(&dir.path().join("x.parquet")),
+            write(t, &dir.path().join("x.parquet")),
             Err(ExportError::Ragged { .. })
         ));
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);

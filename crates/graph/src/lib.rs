@@ -29,24 +29,16 @@ pub const KIND: &str = "csr";
 const VERSION: u32 = 1;
 const CHUNK: usize = 1 << 14;
 
-/// The fingerprint of the graph of `puzzle` in `metric` built over `states`.
-pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P, metric: usize, states: &StateTable) -> u64 {
-    fingerprint_of(
-        puzzle.name(),
-        &huarong_core::space_key(puzzle),
-        puzzle.metrics()[metric],
-        states,
-    )
-}
-
-/// [`fingerprint`] from the puzzle's name, space id and metric name.
-pub fn fingerprint_of(name: &str, space_id: &str, metric: &str, states: &StateTable) -> u64 {
-    Fingerprint::new("graph", VERSION)
-        .add_str(name)
-        .add_str(space_id)
-        .add_str(metric)
-        .add_u64(states.checksum())
-        .finish()
+/// The fingerprint of the graph of `puzzle` in `metric` built over the state table whose
+/// payload checksum is `states_checksum`: the stage and its version, the puzzle's name, space id
+/// and parameters, the metric's name, the table's checksum and whether arcs are one-way.
+pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P, metric: usize, states_checksum: u64) -> u64 {
+    let mut fp = Fingerprint::new("graph", VERSION);
+    huarong_core::add_space(&mut fp, puzzle);
+    fp.add_str(puzzle.metrics()[metric])
+        .add_u64(states_checksum)
+        .add_bool(puzzle.directed());
+    fp.finish()
 }
 
 /// A verified move graph in compressed sparse row form.
@@ -64,7 +56,11 @@ impl Csr {
         metric: usize,
         states: &StateTable,
     ) -> Result<Self, StageError> {
-        Self::open_with(path, fingerprint(puzzle, metric, states), puzzle.directed())
+        Self::open_with(
+            path,
+            fingerprint(puzzle, metric, states.checksum()),
+            puzzle.directed(),
+        )
     }
 
     /// Opens and verifies a graph that must carry `fingerprint`.
@@ -200,9 +196,9 @@ pub fn run<P: Puzzle + ?Sized>(
     metric: usize,
     path: &Path,
     force: bool,
-    reporter: Reporter,
+    reporter: &Reporter,
 ) -> Result<(Csr, Outcome), StageError> {
-    let fp = fingerprint(puzzle, metric, states);
+    let fp = fingerprint(puzzle, metric, states.checksum());
     let expect = Expect {
         kind: KIND,
         fingerprint: Some(fp),
@@ -228,7 +224,7 @@ fn write<P: Puzzle + ?Sized>(
     path: &Path,
     fp: u64,
     label: &str,
-    reporter: Reporter,
+    reporter: &Reporter,
 ) -> Result<Header, StageError> {
     let n = states.len();
     let ranked = puzzle.ranked_len().is_some();
@@ -491,10 +487,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let u = Unlabeled::new(PieceSet::CLASSIC);
         let (states, _) =
-            enumerate::run(&u, &dir.path().join("s"), false, Reporter::quiet()).unwrap();
+            enumerate::run(&u, &dir.path().join("s"), false, &Reporter::quiet()).unwrap();
         for metric in 0..3 {
             let path = dir.path().join(format!("g{metric}"));
-            let (g, o) = run(&u, &states, metric, &path, false, Reporter::quiet()).unwrap();
+            let (g, o) = run(&u, &states, metric, &path, false, &Reporter::quiet()).unwrap();
             assert_eq!(o, Outcome::Built);
             assert_eq!(g.node_count(), 65_880);
             assert_eq!(g.arc_count() % 2, 0);
@@ -508,7 +504,7 @@ mod tests {
                 u.successors(states.codes()[v as usize], metric, &mut codes);
                 assert_eq!(codes.len(), nb.len());
             }
-            let (_, o) = run(&u, &states, metric, &path, false, Reporter::quiet()).unwrap();
+            let (_, o) = run(&u, &states, metric, &path, false, &Reporter::quiet()).unwrap();
             assert_eq!(o, Outcome::Reused);
         }
     }

@@ -7,6 +7,7 @@
 //!     12     4  header length (128)
 //!     16    16  kind, NUL-padded ASCII ("states", "csr", ...)
 //!     32     8  fingerprint: hash of puzzle, space, parameters and input-artifact checksums
+//!                 (what each stage puts in it: its crate's `fingerprint`; how: [`Fingerprint`])
 //!     40     8  checksum: xxh3 over the payload (in 4 MiB chunks, then over the chunk hashes)
 //!     48    48  three sections: (element size u32, reserved u32, element count u64)
 //!     96    32  label, NUL-padded UTF-8 (for humans: puzzle space and stage)
@@ -16,7 +17,7 @@
 //! Writes are atomic: the artifact is built in a temporary file beside its destination with
 //! positioned writes (`pwrite`, safe from many threads at once), its checksum and header are
 //! written last, then it is renamed into place; a writer dropped unfinished removes its temporary
-//! file. `fsync` before the rename is optional ([`set_durable`]): the checksum already guarantees
+//! file. `fsync` before the rename is optional ([`crate::atomic::set_durable`]): the checksum already guarantees
 //! that a file torn by a power loss is detected, never read.
 //!
 //! A reader checks magic, version, kind, size, fingerprint and checksum before handing out data.
@@ -27,7 +28,6 @@ use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytemuck::Pod;
 use memmap2::Mmap;
@@ -36,8 +36,9 @@ use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
 /// Magic bytes at the start of every artifact.
 pub const MAGIC: [u8; 8] = *b"HUARONG\x01";
-/// Current artifact format version.
-pub const FORMAT_VERSION: u32 = 1;
+/// Current artifact format version. Version 2: fingerprints use the tagged encoding of
+/// [`Fingerprint`] and cover every input (version 1 artifacts are rebuilt, never read).
+pub const FORMAT_VERSION: u32 = 2;
 /// Header length in bytes.
 pub const HEADER_LEN: usize = 128;
 /// Maximum number of sections in one artifact.
@@ -280,14 +281,23 @@ pub fn hash_file(path: &Path) -> io::Result<u64> {
     }
 }
 
-static DURABLE: AtomicBool = AtomicBool::new(false);
-
-/// Whether writers `fsync` an artifact (and its folder) before and after renaming it into place.
-pub fn set_durable(on: bool) {
-    DURABLE.store(on, Ordering::Relaxed);
-}
-
-/// Builds a fingerprint from the parts that determine an artifact's content.
+/// Builds a fingerprint: xxh3-64 over a stable encoding of the values that determine an
+/// artifact's (or an export's) bytes.
+///
+/// The encoding is part of the artifact format (changing it bumps [`FORMAT_VERSION`]): each
+/// value is a one-byte tag followed by its bytes, so no two different sequences of values
+/// encode alike.
+///
+/// | value | encoding |
+/// |---|---|
+/// | number ([`Fingerprint::add_u64`]) | `u` then the `u64`, little endian |
+/// | signed number ([`Fingerprint::add_i64`]) | `i` then the `i64`, little endian |
+/// | string ([`Fingerprint::add_str`]) | `s`, the byte length as `u64` LE, the UTF-8 bytes |
+/// | bytes ([`Fingerprint::add_bytes`], [`Fingerprint::add_u32s`]) | `b`, the length as `u64` LE, the bytes |
+/// | list ([`Fingerprint::add_list`]) | `[`, the item count as `u64` LE; the items follow |
+///
+/// Every fingerprint starts with the stage (or export) name and its algorithm version, so a
+/// build whose stage computes different bytes bumps the version and rebuilds.
 #[derive(Debug, Default, Clone)]
 pub struct Fingerprint(Xxh3Wrapper);
 
@@ -301,22 +311,56 @@ impl std::fmt::Debug for Xxh3Wrapper {
 }
 
 impl Fingerprint {
-    /// A fingerprint seeded with the stage name and its code version.
+    /// A fingerprint seeded with the stage name and its algorithm version.
     pub fn new(stage: &str, stage_version: u32) -> Self {
         let mut f = Fingerprint::default();
         f.add_str(stage).add_u64(stage_version as u64);
         f
     }
 
-    pub fn add_str(&mut self, s: &str) -> &mut Self {
-        self.0.0.update(&(s.len() as u64).to_le_bytes());
-        self.0.0.update(s.as_bytes());
+    fn tagged(&mut self, tag: u8, bytes: &[u8]) -> &mut Self {
+        self.0.0.update(&[tag]);
+        self.0.0.update(bytes);
         self
     }
 
     pub fn add_u64(&mut self, x: u64) -> &mut Self {
-        self.0.0.update(&x.to_le_bytes());
+        self.tagged(b'u', &x.to_le_bytes())
+    }
+
+    pub fn add_i64(&mut self, x: i64) -> &mut Self {
+        self.tagged(b'i', &x.to_le_bytes())
+    }
+
+    pub fn add_bool(&mut self, x: bool) -> &mut Self {
+        self.add_u64(x as u64)
+    }
+
+    pub fn add_str(&mut self, s: &str) -> &mut Self {
+        self.tagged(b's', &(s.len() as u64).to_le_bytes());
+        self.0.0.update(s.as_bytes());
         self
+    }
+
+    pub fn add_bytes(&mut self, b: &[u8]) -> &mut Self {
+        self.tagged(b'b', &(b.len() as u64).to_le_bytes());
+        self.0.0.update(b);
+        self
+    }
+
+    /// A slice of `u32`s, as bytes (`b`, the byte length, the values little endian).
+    pub fn add_u32s(&mut self, values: &[u32]) -> &mut Self {
+        if cfg!(target_endian = "little") {
+            self.add_bytes(bytemuck::cast_slice(values))
+        } else {
+            let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            self.add_bytes(&bytes)
+        }
+    }
+
+    /// Starts a list of `len` items (the caller adds them next).
+    pub fn add_list(&mut self, len: usize) -> &mut Self {
+        self.tagged(b'[', &(len as u64).to_le_bytes())
     }
 
     pub fn finish(&self) -> u64 {
@@ -355,11 +399,7 @@ impl ArtifactWriter {
             sections: sections.to_vec(),
             label: truncate(label, 32).to_owned(),
         };
-        let name = dest
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let tmp = dest.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+        let tmp = crate::atomic::temp_path(dest);
         let file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -419,21 +459,8 @@ impl ArtifactWriter {
         let fail = |e| ArtifactError::io(&self.tmp, e);
         self.header.checksum = checksum_file(&file, total).map_err(fail)?;
         file.write_all_at(&self.header.encode(), 0).map_err(fail)?;
-        let durable = DURABLE.load(Ordering::Relaxed);
-        if durable {
-            file.sync_all().map_err(fail)?;
-        }
-        drop(file);
-        if let Err(e) = fs::rename(&self.tmp, &self.dest) {
-            let _ = fs::remove_file(&self.tmp);
-            return Err(ArtifactError::io(&self.dest, e));
-        }
-        if durable
-            && let Some(dir) = self.dest.parent()
-            && let Ok(d) = File::open(dir)
-        {
-            let _ = d.sync_all();
-        }
+        crate::atomic::commit(Some(&file), &self.tmp, &self.dest)
+            .map_err(|e| ArtifactError::io(&self.dest, e))?;
         Ok(self.header.clone())
     }
 }
@@ -581,34 +608,6 @@ impl Artifact {
         );
         bytemuck::cast_slice(&self.map[self.ranges[i].clone()])
     }
-}
-
-/// Removes the temporary files (`.<name>.tmp-<pid>`) that a killed writer left in `dir`: those
-/// whose process is gone (checked through `/proc`; where there is no `/proc`, none are removed).
-/// Returns the names removed.
-pub fn remove_stale_temporaries(dir: &Path) -> Vec<String> {
-    let mut removed = Vec::new();
-    if !Path::new("/proc/self").exists() {
-        return removed;
-    }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return removed;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let Some(pid) = name
-            .strip_prefix('.')
-            .and_then(|n| n.rsplit_once(".tmp-"))
-            .and_then(|(_, pid)| pid.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let alive = Path::new(&format!("/proc/{pid}")).exists();
-        if !alive && std::fs::remove_file(e.path()).is_ok() {
-            removed.push(name);
-        }
-    }
-    removed
 }
 
 #[cfg(test)]

@@ -1,15 +1,22 @@
 //! Shared foundation of the huarong pipeline: the [`Puzzle`] trait every stage is generic over,
-//! the checksummed, memory-mapped [`artifact`] format, and progress reporting.
+//! the [`driver`] traits through which a puzzle family enters the pipeline and the command line,
+//! the checksummed, memory-mapped [`artifact`] format and its [`atomic`] writes, tables as data
+//! ([`table`]), and progress reporting through a front end's [`Report`]. No puzzle knowledge,
+//! no printing.
 
 pub mod artifact;
+pub mod atomic;
+pub mod driver;
 pub mod progress;
 pub mod puzzle;
 pub mod stage;
+pub mod table;
 
 pub use artifact::{Artifact, ArtifactError, ArtifactWriter, Expect, Fingerprint, Header, Section};
-pub use progress::{Progress, Reporter};
-pub use puzzle::{DistanceSources, Puzzle, metric_index, space_key};
+pub use progress::{Bar, Progress, Report, Reporter};
+pub use puzzle::{DistanceSources, Puzzle, add_space, metric_index};
 pub use stage::{Outcome, StageError, reuse_or_build};
+pub use table::{Column, Table, Value};
 
 /// How many times each value occurs: `counts[v]` for every value `v` the iterator yields
 /// (counted in parallel, one growing vector per worker, merged at the end).

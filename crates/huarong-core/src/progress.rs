@@ -1,69 +1,135 @@
-//! Progress bars for long stages: updated per chunk or BFS level, never per item, and hidden when
-//! stderr is not a terminal or the user asked for quiet output.
+//! How library crates tell a person what is happening without printing anything themselves:
+//! they talk to a [`Reporter`], a handle to whatever the binary implements ([`Report`]) —
+//! progress bars drawn on a terminal, a line per finished stage, a note — or to nothing at all.
+//!
+//! Bars are updated per chunk or BFS level, never per item.
 
-use std::io::IsTerminal;
+use std::sync::Arc;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use crate::stage::Outcome;
 
-/// How a run reports progress.
-#[derive(Debug, Clone, Copy, Default)]
+/// What a front end does with a run's progress (the `huarong` binary draws indicatif bars and
+/// writes stage lines to stderr).
+pub trait Report: Send + Sync {
+    /// A new progress bar of `len` units (0: length unknown yet) labelled `label`.
+    fn bar(&self, len: u64, label: &str) -> Arc<dyn Bar>;
+    /// A stage of `space` finished after `seconds` with `outcome`.
+    fn stage(&self, space: &str, stage: &str, seconds: f64, outcome: &Outcome);
+    /// Anything else worth a line (a removed leftover, a skipped space).
+    fn note(&self, message: &str);
+}
+
+/// One progress bar of a [`Report`].
+pub trait Bar: Send + Sync {
+    fn inc(&self, n: u64);
+    fn set_length(&self, len: u64);
+    fn set_position(&self, pos: u64);
+    fn set_message(&self, message: &str);
+    fn finish(&self);
+}
+
+/// A cheap, cloneable handle to a [`Report`], or to nothing ([`Reporter::quiet`]).
+#[derive(Clone, Default)]
 pub struct Reporter {
-    /// Suppress progress bars even on a terminal.
-    pub quiet: bool,
+    sink: Option<Arc<dyn Report>>,
+    /// Whether bars are drawn (off while many spaces run at once: one overall bar instead).
+    bars: bool,
+}
+
+impl std::fmt::Debug for Reporter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reporter")
+            .field("sink", &self.sink.is_some())
+            .field("bars", &self.bars)
+            .finish()
+    }
 }
 
 impl Reporter {
-    /// A reporter that never draws.
+    /// Reports to `sink`.
+    pub fn new(sink: Arc<dyn Report>) -> Self {
+        Reporter {
+            sink: Some(sink),
+            bars: true,
+        }
+    }
+
+    /// Reports nothing.
     pub fn quiet() -> Self {
-        Reporter { quiet: true }
+        Reporter::default()
     }
 
-    fn visible(&self) -> bool {
-        !self.quiet && std::io::stderr().is_terminal()
+    /// The same sink without bars (stage lines and notes still go through).
+    pub fn without_bars(&self) -> Self {
+        Reporter {
+            sink: self.sink.clone(),
+            bars: false,
+        }
     }
 
-    /// A bar of `len` units labelled `msg` (hidden unless visible).
+    /// A bar of `len` units labelled `msg` (a silent one without a sink or bars).
     pub fn bar(&self, len: u64, msg: impl Into<String>) -> Progress {
-        let bar = if self.visible() {
-            let b = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-            b.set_style(
-                ProgressStyle::with_template(
-                    "{msg:>28} [{bar:40.cyan/blue}] {pos}/{len} ({elapsed_precise})",
-                )
-                .expect("valid template")
-                .progress_chars("=> "),
-            );
-            b
-        } else {
-            ProgressBar::hidden()
-        };
-        bar.set_message(msg.into());
-        Progress(bar)
+        match &self.sink {
+            Some(sink) if self.bars => Progress(Some(sink.bar(len, &msg.into()))),
+            _ => Progress(None),
+        }
+    }
+
+    pub fn stage(&self, space: &str, stage: &str, seconds: f64, outcome: &Outcome) {
+        if let Some(sink) = &self.sink {
+            sink.stage(space, stage, seconds, outcome);
+        }
+    }
+
+    pub fn note(&self, message: &str) {
+        if let Some(sink) = &self.sink {
+            sink.note(message);
+        }
     }
 }
 
-/// One progress bar; cheap to clone and share across threads.
-#[derive(Debug, Clone)]
-pub struct Progress(ProgressBar);
+/// One progress bar; cheap to clone and share across threads. A silent one does nothing.
+#[derive(Clone, Default)]
+pub struct Progress(Option<Arc<dyn Bar>>);
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Progress"
+        } else {
+            "Progress(silent)"
+        })
+    }
+}
 
 impl Progress {
     pub fn inc(&self, n: u64) {
-        self.0.inc(n);
+        if let Some(b) = &self.0 {
+            b.inc(n);
+        }
     }
 
     pub fn set_length(&self, len: u64) {
-        self.0.set_length(len);
+        if let Some(b) = &self.0 {
+            b.set_length(len);
+        }
     }
 
     pub fn set_position(&self, pos: u64) {
-        self.0.set_position(pos);
+        if let Some(b) = &self.0 {
+            b.set_position(pos);
+        }
     }
 
     pub fn set_message(&self, msg: impl Into<String>) {
-        self.0.set_message(msg.into());
+        if let Some(b) = &self.0 {
+            b.set_message(&msg.into());
+        }
     }
 
     pub fn finish(&self) {
-        self.0.finish_and_clear();
+        if let Some(b) = &self.0 {
+            b.finish();
+        }
     }
 }

@@ -9,6 +9,8 @@
 //! * **explored** spaces are "whatever is reachable from [`Puzzle::starts`]"; the enumerate stage
 //!   discovers them and stores the codes sorted, so that a binary search ranks a code.
 
+use crate::artifact::Fingerprint;
+
 /// Where the distances stage starts its breadth-first search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DistanceSources {
@@ -19,7 +21,7 @@ pub enum DistanceSources {
 }
 
 /// A state space the pipeline stages can enumerate, connect and measure.
-pub trait Puzzle: Sync {
+pub trait Puzzle: Sync + Send {
     /// Short puzzle name, e.g. `huarong`.
     fn name(&self) -> &'static str;
 
@@ -27,12 +29,13 @@ pub trait Puzzle: Sync {
     /// artifact fingerprint and of the output folder name.
     fn space_id(&self) -> String;
 
-    /// Everything besides the space id that defines the space and its moves (a start state, a
-    /// board's obstacles, options), folded into the artifact fingerprints so that changing it
-    /// invalidates them. Empty by default.
-    fn parameters(&self) -> String {
-        String::new()
-    }
+    /// Writes into `key` everything besides the name and space id that decides the states, their
+    /// codes and the moves: a board's obstacles, options, the version of the code encoding.
+    /// The enumerate and graph fingerprints include it, so changing any of it rebuilds them.
+    ///
+    /// Not needed here: the goal (the distances stage fingerprints its source states, the
+    /// export the pipeline section) and an explored space's starts (enumerate adds them).
+    fn parameters(&self, key: &mut Fingerprint);
 
     /// The move metrics this puzzle's graph can be built in (indices are the `metric` arguments).
     fn metrics(&self) -> &'static [&'static str];
@@ -64,6 +67,10 @@ pub trait Puzzle: Sync {
 
     /// A human-readable rendering of a state (the puzzle's notation).
     fn render(&self, code: u64) -> String;
+
+    /// The code of a state written as [`Puzzle::render`] writes it; an error names what is
+    /// wrong (or that the position is not in this space).
+    fn parse(&self, text: &str) -> Result<u64, String>;
 
     /// Where distances are measured from.
     fn distance_sources(&self) -> DistanceSources {
@@ -101,14 +108,11 @@ pub trait Puzzle: Sync {
     }
 }
 
-/// The space id and the [`Puzzle::parameters`] as one fingerprint key.
-pub fn space_key<P: Puzzle + ?Sized>(puzzle: &P) -> String {
-    let params = puzzle.parameters();
-    if params.is_empty() {
-        puzzle.space_id()
-    } else {
-        format!("{}|{params}", puzzle.space_id())
-    }
+/// Adds what identifies `puzzle`'s space to a fingerprint: its name, space id and
+/// [`Puzzle::parameters`].
+pub fn add_space<P: Puzzle + ?Sized>(key: &mut Fingerprint, puzzle: &P) {
+    key.add_str(puzzle.name()).add_str(&puzzle.space_id());
+    puzzle.parameters(key);
 }
 
 /// Looks up the index of a metric name.

@@ -1,13 +1,76 @@
 //! `huarong`: a thin command line over the pipeline crates.
 
+mod report;
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Arc, LazyLock};
 
 use anyhow::Context;
-use clap::{Parser, Subcommand};
+use clap::builder::PossibleValue;
+use clap::{Parser, Subcommand, ValueEnum};
 use huarong_core::Reporter;
+use huarong_core::driver::Driver;
 use klotski::Metric;
 use pipeline::{Pipeline, RunOptions, RunReport};
+
+/// A move metric on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum MetricArg {
+    /// One piece slides one cell.
+    Step,
+    /// One piece slides any number of cells in one direction.
+    Straight,
+    /// One piece moves anywhere it can reach by unit slides (the 81-move record's metric).
+    Piece,
+}
+
+impl MetricArg {
+    fn metric(self) -> Metric {
+        match self {
+            MetricArg::Step => Metric::Step,
+            MetricArg::Straight => Metric::Straight,
+            MetricArg::Piece => Metric::Piece,
+        }
+    }
+}
+
+/// Where components and distances run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum EngineArg {
+    /// Rayon threads in this process.
+    Local,
+    /// timely-dataflow workers, in this process or several.
+    Timely,
+}
+
+/// A registered family with a contest judge (the choices come from the registry).
+#[derive(Clone, Copy)]
+struct JudgeArg(&'static dyn Driver);
+
+impl std::fmt::Debug for JudgeArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.name())
+    }
+}
+
+static JUDGES: LazyLock<Vec<JudgeArg>> = LazyLock::new(|| {
+    registry::drivers()
+        .iter()
+        .filter(|d| d.judge().is_some())
+        .map(|&d| JudgeArg(d))
+        .collect()
+});
+
+impl ValueEnum for JudgeArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        &JUDGES
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.name()).help(self.0.about()))
+    }
+}
 
 /// Graph analysis of sliding-block and search puzzles: enumerate every position, build the move
 /// graph, compute components and distances, export statistics.
@@ -46,8 +109,8 @@ enum Command {
         #[arg(long)]
         fsync: bool,
         /// Where components and distances run (default: the pipeline's `engine`, else local).
-        #[arg(long, value_parser = ["local", "timely"])]
-        engine: Option<String>,
+        #[arg(long, value_enum)]
+        engine: Option<EngineArg>,
         /// timely worker threads per process (default: the pipeline's `workers`, else 2).
         #[arg(long, short = 'w')]
         workers: Option<usize>,
@@ -70,8 +133,8 @@ enum Command {
         /// The layout, e.g. VCCV/VCCV/VHHV/VSSV/S..S (labeled layouts give labeled paths).
         layout: String,
         /// Move metric.
-        #[arg(long, default_value = "piece", value_parser = ["step", "straight", "piece"])]
-        metric: String,
+        #[arg(long, value_enum, default_value_t = MetricArg::Piece)]
+        metric: MetricArg,
         /// Print {"layout", "metric", "moves", "path"} as JSON.
         #[arg(long)]
         json: bool,
@@ -109,18 +172,28 @@ enum Command {
     },
     /// Answer a contest judge's input (stdin) with exactly the judge's output (stdout).
     ///
-    /// square-destroyer (UVa 1603), omnigravity (UVa 12282) or solitaire (HDU 1401). Exit status
-    /// 2 with a message naming the case and line if the input is malformed.
+    /// Exit status 2 with a message naming the case and line if the input is malformed.
     Judge {
         /// Which judge.
-        #[arg(value_parser = ["square-destroyer", "omnigravity", "solitaire"])]
-        puzzle: String,
+        #[arg(value_enum)]
+        puzzle: JudgeArg,
     },
     /// Check every artifact (header, size, checksum) and Parquet file (export manifest) of a
-    /// pipeline's output folder. Exit status 2 if any is bad.
+    /// pipeline's output folder; with --pipeline also that each is current: built from that
+    /// pipeline's inputs, present, and still part of it. Exit status 2 if any is bad.
     Verify {
-        /// The output folder, e.g. outputs/huarong.
-        dir: PathBuf,
+        /// The output folder (default: the pipeline's `output`).
+        #[arg(required_unless_present = "pipeline")]
+        dir: Option<PathBuf>,
+        /// The pipeline that writes the folder: stale, missing and left-over files are bad.
+        #[arg(long, short)]
+        pipeline: Option<PathBuf>,
+    },
+    /// List the puzzle families this build knows: section name, judge, notation.
+    Puzzles {
+        /// Also print each family's complete pipeline section (every key).
+        #[arg(long)]
+        examples: bool,
     },
 }
 
@@ -164,16 +237,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             hostfile,
             help: _,
         } => {
-            huarong_core::artifact::set_durable(fsync);
+            huarong_core::atomic::set_durable(fsync);
             let p = Pipeline::load(&pipeline)?;
-            let engine = engine_of(&p, engine.as_deref(), workers, processes, process, hostfile)?;
+            let engine = engine_of(&p, engine, workers, processes, process, hostfile)?;
             let opts = RunOptions {
                 force,
-                reporter: Reporter { quiet },
-                log: !quiet,
+                reporter: if quiet {
+                    Reporter::quiet()
+                } else {
+                    Reporter::new(Arc::new(report::Terminal::new()))
+                },
                 engine,
             };
-            let report = pipeline::run_pipeline(&p, output.as_deref(), opts)
+            let report = pipeline::run_pipeline(&p, output.as_deref(), &opts)
                 .with_context(|| format!("running pipeline {}", pipeline.display()))?;
             if opts.engine.is_follower() {
                 emit(&format!(
@@ -196,7 +272,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             boards,
         } => solve(
             &layout,
-            &metric,
+            metric.metric(),
             SolveOutput { json, svg, boards },
             if cold {
                 Vec::new()
@@ -226,30 +302,40 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Judge { puzzle } => {
             use std::io::Read;
+            let judge = puzzle
+                .0
+                .judge()
+                .expect("the choices are the families with a judge");
             let mut input = String::new();
             std::io::stdin()
                 .read_to_string(&mut input)
                 .context("reading the judge input from stdin (it must be text)")?;
-            let output = match puzzle.as_str() {
-                "square-destroyer" => {
-                    square_destroyer::judge::run(&input).map_err(|e| e.to_string())
-                }
-                "omnigravity" => omnigravity::judge::run(&input).map_err(|e| e.to_string()),
-                _ => solitaire::judge::run(&input).map_err(|e| e.to_string()),
-            };
-            match output {
+            match judge(&input) {
                 Ok(text) => {
                     emit(&text)?;
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(e) => {
-                    eprintln!("error: {puzzle} judge input: {e}");
+                    eprintln!("error: {} judge input: {e}", puzzle.0.name());
                     Ok(ExitCode::from(2))
                 }
             }
         }
-        Command::Verify { dir } => {
-            let checks = pipeline::manifest::verify_dir(&dir)
+        Command::Puzzles { examples } => {
+            emit(&format_puzzles(examples))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Verify { dir, pipeline } => {
+            let p = match &pipeline {
+                Some(file) => Some(Pipeline::load(file)?),
+                None => None,
+            };
+            let dir = match (dir, &p) {
+                (Some(d), _) => d,
+                (None, Some(p)) => p.output.clone(),
+                (None, None) => unreachable!("clap requires a folder or a pipeline"),
+            };
+            let checks = pipeline::verify::verify(&dir, p.as_ref())
                 .with_context(|| format!("reading {}", dir.display()))?;
             if checks.is_empty() {
                 anyhow::bail!("{}: no artifacts or Parquet files found", dir.display());
@@ -276,7 +362,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// The engine of a run: the command line over the pipeline's choice.
 fn engine_of(
     p: &Pipeline,
-    engine: Option<&str>,
+    engine: Option<EngineArg>,
     workers: Option<usize>,
     processes: usize,
     process: usize,
@@ -288,8 +374,8 @@ fn engine_of(
         EngineChoice::Timely { workers } => Some(workers),
     };
     let timely = match engine {
-        Some("timely") => true,
-        Some(_) => false,
+        Some(EngineArg::Timely) => true,
+        Some(EngineArg::Local) => false,
         None => from_file.is_some() || processes > 1,
     };
     if !timely {
@@ -326,7 +412,7 @@ fn engine_of(
         process,
         hosts,
     };
-    Ok(pipeline::Engine::Timely(Box::leak(Box::new(cluster))))
+    Ok(pipeline::Engine::Timely(Arc::new(cluster)))
 }
 
 /// What `solve` prints or writes besides the move count.
@@ -338,7 +424,7 @@ struct SolveOutput {
 
 fn solve(
     layout: &str,
-    metric: &str,
+    metric: Metric,
     output: SolveOutput,
     tables: Vec<PathBuf>,
 ) -> anyhow::Result<ExitCode> {
@@ -350,7 +436,6 @@ fn solve(
             return Ok(ExitCode::from(2));
         }
     };
-    let metric = Metric::from_name(metric).expect("clap checked the metric");
     let solution = pipeline::solve::solve(&parsed.board, metric, &tables)
         .context("reading the distance tables")?;
     let render = |b: &klotski::Board| {
@@ -448,6 +533,30 @@ fn format_inspection(dir: &Path, seen: &pipeline::inspect::Inspection) -> String
         .collect();
     let headers = ["file", "rows", "columns", "bytes"].map(String::from);
     out += &render::table(&headers, &rows);
+    out
+}
+
+/// `huarong puzzles`: every registered family.
+fn format_puzzles(examples: bool) -> String {
+    let mut out = String::new();
+    for d in registry::drivers() {
+        out += &format!(
+            "{}\n  {}\n  positions: {}\n",
+            d.name(),
+            d.about(),
+            d.notation()
+        );
+        if d.judge().is_some() {
+            out += &format!("  judge: huarong judge {} < input\n", d.name());
+        }
+        if examples {
+            out += "\n";
+            for line in d.example().lines() {
+                out += &format!("    {line}\n");
+            }
+        }
+        out += "\n";
+    }
     out
 }
 

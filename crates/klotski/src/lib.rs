@@ -9,6 +9,7 @@
 
 pub mod bits;
 pub mod board;
+pub mod driver;
 pub mod named;
 pub mod notation;
 pub mod perm;

@@ -10,7 +10,7 @@
 
 use std::sync::OnceLock;
 
-use huarong_core::{DistanceSources, Puzzle};
+use huarong_core::{DistanceSources, Fingerprint, Puzzle};
 
 use crate::board::{Board, CELLS, COLS, Kind, Metric, Move, PieceSet, mask_at};
 use crate::notation;
@@ -18,6 +18,10 @@ use crate::perm::{self, SlotShift};
 
 /// Bits of a labeled code holding the permutation index.
 pub const LABEL_BITS: u32 = 28;
+
+/// Version of the code encoding and ranking of both spaces (part of every fingerprint): bump it
+/// when codes or ranks change meaning, so old state tables are rebuilt.
+const ENCODING_VERSION: u64 = 1;
 
 /// A space that cannot be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -169,6 +173,11 @@ impl Puzzle for Unlabeled {
         format!("{}-unlabeled", self.set)
     }
 
+    /// The space id names the piece set; the rest is the encoding's version.
+    fn parameters(&self, key: &mut Fingerprint) {
+        key.add_u64(ENCODING_VERSION);
+    }
+
     fn metrics(&self) -> &'static [&'static str] {
         &Metric::NAMES
     }
@@ -199,6 +208,15 @@ impl Puzzle for Unlabeled {
 
     fn render(&self, code: u64) -> String {
         notation::render(&Board::from_code(code, self.set).expect("valid code"))
+    }
+
+    fn parse(&self, text: &str) -> Result<u64, String> {
+        let parsed = notation::parse(text).map_err(|e| e.to_string())?;
+        let set = parsed.board.piece_set();
+        if set != self.set {
+            return Err(format!("piece set {set}, not this space's {}", self.set));
+        }
+        Ok(parsed.board.code())
     }
 
     fn distance_sources(&self) -> DistanceSources {
@@ -383,6 +401,10 @@ impl Puzzle for Labeled {
         format!("{}-labeled", self.base.set)
     }
 
+    fn parameters(&self, key: &mut Fingerprint) {
+        key.add_u64(ENCODING_VERSION);
+    }
+
     fn metrics(&self) -> &'static [&'static str] {
         &Metric::NAMES
     }
@@ -418,6 +440,23 @@ impl Puzzle for Labeled {
 
     fn render(&self, code: u64) -> String {
         notation::render_labeled(&self.board_of(code).expect("valid code"))
+    }
+
+    fn parse(&self, text: &str) -> Result<u64, String> {
+        let parsed = notation::parse(text).map_err(|e| e.to_string())?;
+        let set = parsed.board.piece_set();
+        if set != self.base.set {
+            return Err(format!(
+                "piece set {set}, not this space's {}",
+                self.base.set
+            ));
+        }
+        if !parsed.labeled {
+            return Err(
+                "a labeled space needs a labeled layout (e.g. 1CC2/1CC2/3HH4/3ab4/c..d)".into(),
+            );
+        }
+        Ok(self.code_of(&parsed.board))
     }
 
     /// Distinct moves lead to distinct positions (a piece cannot land where another one stands),

@@ -9,11 +9,15 @@
 //! Pure: no IO. [`judge`] parses and answers the judge's input text; [`reference`] is a plain,
 //! independent implementation for tests and benchmarks.
 
+pub mod driver;
 pub mod judge;
 pub mod reference;
 
 pub use huarong_core::SplitMix;
-use huarong_core::{DistanceSources, Puzzle};
+use huarong_core::{DistanceSources, Fingerprint, Puzzle};
+
+/// Version of the state encoding (part of every fingerprint): bump it when codes change meaning.
+const ENCODING_VERSION: u64 = 1;
 
 pub const SIDE: usize = 8;
 pub const PIECES: usize = 4;
@@ -275,8 +279,9 @@ impl Puzzle for OmniGravity {
         self.name.clone()
     }
 
-    fn parameters(&self) -> String {
-        self.board.render(self.board.start())
+    /// The obstacles decide the moves (the start is fingerprinted by the enumerate stage).
+    fn parameters(&self, key: &mut Fingerprint) {
+        key.add_u64(ENCODING_VERSION).add_u64(self.board.obstacles);
     }
 
     fn metrics(&self) -> &'static [&'static str] {
@@ -320,6 +325,14 @@ impl Puzzle for OmniGravity {
 
     fn render(&self, code: u64) -> String {
         self.board.render(code)
+    }
+
+    fn parse(&self, text: &str) -> Result<u64, String> {
+        let board = Board::parse(text).map_err(|e| e.to_string())?;
+        if board.obstacles != self.board.obstacles {
+            return Err("the obstacles differ from this space's board".into());
+        }
+        Ok(board.start())
     }
 
     fn distance_sources(&self) -> DistanceSources {

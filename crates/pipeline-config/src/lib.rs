@@ -7,36 +7,26 @@
 //! engine = "local"                 # or "timely" (components and distances on timely-dataflow)
 //! workers = 2                      # timely worker threads (engine = "timely" only)
 //!
-//! [huarong]                        # the puzzle section (exactly one of the four below)
-//! piece_sets = ["h1v4s4"]          # "h<N>v<N>s<N>" each, or "all" (every set with positions)
+//! [huarong]                        # exactly one puzzle section, named after a registered family
+//! piece_sets = ["h1v4s4"]
 //! spaces = ["unlabeled", "labeled"]
 //! metrics = ["step", "straight", "piece"]
-//! state_tables = true              # per-position states/components tables (default true)
 //! ```
 //!
-//! The other puzzles' sections:
+//! The puzzle section is looked up in the registry and read by that family's driver
+//! ([`huarong_core::driver::Driver::load`]); `huarong puzzles --examples` prints every family's
+//! section with every key.
 //!
-//! ```toml
-//! [solitaire]
-//! start = "4 4 4 5 5 4 6 5"        # r1 c1 … r4 c4, 1-based: distances are measured from here
-//! goal = "2 4 3 3 3 6 4 6"         # the summary's goal state (and its `answer`)
-//!
-//! [[omnigravity.boards]]           # one state space per board
-//! name = "sample-1"                # folder name: letters, digits, '-' and '_'
-//! board = "....AA../....AA#./..."  # 8 rows of A B C D . #, separated by '/'
-//!
-//! [square-destroyer]
-//! exhaustive = [1, 2, 3]           # grids whose every removal set gets a state (n <= 3)
-//! symmetric = true                 # one state per orbit of the square's 8 symmetries
-//! sampled = [4, 5]                 # grids answered by search for the empty grid and samples
-//! samples = 20                     # random removal sets per sampled grid
-//! seed = 1603
-//! ```
+//! The loader also fingerprints the section as written ([`Pipeline::section_key`]): every key
+//! and value in a canonical encoding, plus every file the section read, so that the export is
+//! rebuilt whenever any of them changes.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use klotski::{Metric, PieceSet};
-use omnigravity::Board;
+use huarong_core::Fingerprint;
+use huarong_core::driver::{Driver, Section, SectionInput};
 use serde::Deserialize;
 
 /// A pipeline that cannot be loaded.
@@ -52,86 +42,45 @@ pub enum ConfigError {
     Invalid { path: PathBuf, message: String },
 }
 
-/// Which Huarong Dao spaces to build.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SpaceKind {
-    Unlabeled,
-    Labeled,
-}
-
+/// The settings every pipeline has besides its puzzle section.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawPipeline {
+struct Head {
     name: String,
     output: PathBuf,
     #[serde(default)]
     engine: Option<String>,
     #[serde(default)]
     workers: Option<usize>,
-    huarong: Option<RawHuarong>,
-    solitaire: Option<RawSolitaire>,
-    omnigravity: Option<RawOmniGravity>,
-    #[serde(rename = "square-destroyer")]
-    square_destroyer: Option<RawSquareDestroyer>,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSolitaire {
-    start: String,
-    goal: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawOmniGravity {
-    boards: Vec<RawBoard>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawBoard {
-    name: String,
-    board: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSquareDestroyer {
-    exhaustive: Vec<usize>,
-    #[serde(default = "yes")]
-    symmetric: bool,
-    #[serde(default)]
-    sampled: Vec<usize>,
-    #[serde(default)]
-    samples: usize,
-    #[serde(default)]
-    seed: u64,
-}
-
-fn yes() -> bool {
-    true
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawHuarong {
-    piece_sets: Vec<String>,
-    spaces: Vec<SpaceKind>,
-    metrics: Vec<String>,
-    #[serde(default = "yes")]
-    state_tables: bool,
-}
+const HEAD_KEYS: [&str; 4] = ["name", "output", "engine", "workers"];
 
 /// A loaded, validated pipeline.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Pipeline {
     pub name: String,
     pub output: PathBuf,
     /// Where components and distances run (`engine = "local" | "timely"`, `workers = N`).
     pub engine: EngineChoice,
-    pub puzzle: PuzzleConfig,
+    /// The puzzle family of the section.
+    pub puzzle: &'static dyn Driver,
+    /// The validated puzzle section.
+    pub section: Arc<dyn Section>,
+    /// Fingerprint of the section as written and of the files it read (see [`section_key`]).
+    pub section_key: u64,
+}
+
+impl fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pipeline")
+            .field("name", &self.name)
+            .field("output", &self.output)
+            .field("engine", &self.engine)
+            .field("puzzle", &self.puzzle.name())
+            .field("section", &self.section)
+            .field("section_key", &format_args!("{:016x}", self.section_key))
+            .finish()
+    }
 }
 
 /// The engine a pipeline asks for (the command line can override it).
@@ -143,96 +92,71 @@ pub enum EngineChoice {
     Timely { workers: usize },
 }
 
-/// The puzzle a pipeline runs, with its parameters.
-#[derive(Debug, Clone)]
-pub enum PuzzleConfig {
-    Huarong(HuarongConfig),
-    Solitaire(SolitaireConfig),
-    OmniGravity(OmniGravityConfig),
-    SquareDestroyer(SquareDestroyerConfig),
-}
-
-/// Solitaire: the start distances are measured from and the goal the summary reports.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SolitaireConfig {
-    pub start: u64,
-    pub goal: u64,
-}
-
-/// OmniGravity: named boards, one state space each.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OmniGravityConfig {
-    pub boards: Vec<(String, Board)>,
-}
-
-/// Square Destroyer: exhaustive spaces for small grids, searched answers for larger ones.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SquareDestroyerConfig {
-    pub exhaustive: Vec<usize>,
-    pub symmetric: bool,
-    pub sampled: Vec<usize>,
-    pub samples: usize,
-    pub seed: u64,
-}
-
-/// Largest grid whose every removal set gets a state (n = 4 would have 2^40).
-pub const MAX_EXHAUSTIVE_N: usize = 3;
-
-#[derive(Debug, Clone)]
-pub struct HuarongConfig {
-    pub piece_sets: Vec<PieceSet>,
-    pub spaces: Vec<SpaceKind>,
-    pub metrics: Vec<Metric>,
-    /// Write `states-<space>.parquet` and `components-<space>.parquet` (one row per position /
-    /// component); the universe turns them off and keeps the distributions.
-    pub state_tables: bool,
-}
-
 impl Pipeline {
-    /// Reads and validates a pipeline file.
+    /// Reads and validates a pipeline file; files its section names are read relative to the
+    /// current directory.
     pub fn load(path: &Path) -> Result<Pipeline, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.to_owned(),
             source,
         })?;
-        Self::parse(&text).map_err(|message| ConfigError::Invalid {
+        let read = |file: &str| {
+            std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))
+        };
+        Self::parse_with(&text, &read).map_err(|message| ConfigError::Invalid {
             path: path.to_owned(),
             message,
         })
     }
 
-    /// Parses and validates pipeline text; the error says what is wrong and where.
+    /// Parses and validates pipeline text whose section reads no files; the error says what is
+    /// wrong and where.
     pub fn parse(text: &str) -> Result<Pipeline, String> {
-        let raw: RawPipeline = toml::from_str(text).map_err(|e| e.to_string())?;
-        if raw.name.trim().is_empty() {
+        Self::parse_with(text, &|file: &str| {
+            Err(format!("cannot read {file}: no files here"))
+        })
+    }
+
+    /// Parses and validates pipeline text; `read` reads the files the section names.
+    pub fn parse_with(
+        text: &str,
+        read: &dyn Fn(&str) -> Result<String, String>,
+    ) -> Result<Pipeline, String> {
+        let head: Head = toml::from_str(text).map_err(|e| e.to_string().trim_end().to_owned())?;
+        let table: toml::Table = toml::from_str(text).map_err(|e| e.to_string())?;
+        if head.name.trim().is_empty() {
             return Err("`name` must not be empty".into());
         }
-        let sections = [
-            raw.huarong.is_some(),
-            raw.solitaire.is_some(),
-            raw.omnigravity.is_some(),
-            raw.square_destroyer.is_some(),
-        ];
-        let puzzle = match sections.iter().filter(|&&s| s).count() {
-            0 => {
-                return Err("no puzzle section: add one of [huarong], [solitaire], \
-                     [omnigravity], [square-destroyer]"
-                    .into());
+        let mut sections = Vec::new();
+        for (key, value) in &table {
+            if HEAD_KEYS.contains(&key.as_str()) {
+                continue;
             }
-            1 => {
-                if let Some(s) = raw.solitaire {
-                    solitaire_config(s)?
-                } else if let Some(o) = raw.omnigravity {
-                    omnigravity_config(o)?
-                } else if let Some(q) = raw.square_destroyer {
-                    square_destroyer_config(q)?
-                } else {
-                    huarong_config(raw.huarong.expect("one section is set"))?
+            match registry::find(key) {
+                Some(driver) => sections.push((driver, value)),
+                None => {
+                    return Err(format!(
+                        "unknown key `{key}`{}: a pipeline has `name`, `output`, `engine`, \
+                         `workers` and one puzzle section, one of [{}]",
+                        line_of(text, key),
+                        registry::names().replace(", ", "], [")
+                    ));
                 }
             }
+        }
+        let (driver, value) = match sections.len() {
+            0 => {
+                return Err(format!(
+                    "no puzzle section: add one of [{}]",
+                    registry::names().replace(", ", "], [")
+                ));
+            }
+            1 => sections[0],
             _ => return Err("more than one puzzle section: a pipeline runs one puzzle".into()),
         };
-        let engine = match (raw.engine.as_deref(), raw.workers) {
+        let input = SectionInput::new(driver.name(), text, read);
+        let section = driver.load(&input)?;
+        let engine = match (head.engine.as_deref(), head.workers) {
             (None | Some("local"), None) => EngineChoice::Local,
             (None | Some("local"), Some(_)) => {
                 return Err("`workers` needs `engine = \"timely\"`".into());
@@ -248,115 +172,73 @@ impl Pipeline {
             }
         };
         Ok(Pipeline {
-            name: raw.name,
-            output: raw.output,
+            name: head.name,
+            output: head.output,
             engine,
-            puzzle,
+            puzzle: driver,
+            section: Arc::from(section),
+            section_key: section_key(driver.name(), value, &input.files_read()),
         })
     }
 }
 
-fn solitaire_config(s: RawSolitaire) -> Result<PuzzleConfig, String> {
-    let start = solitaire::parse(&s.start).map_err(|e| format!("[solitaire] start: {e}"))?;
-    let goal = solitaire::parse(&s.goal).map_err(|e| format!("[solitaire] goal: {e}"))?;
-    Ok(PuzzleConfig::Solitaire(SolitaireConfig { start, goal }))
-}
-
-fn omnigravity_config(o: RawOmniGravity) -> Result<PuzzleConfig, String> {
-    if o.boards.is_empty() {
-        return Err("[omnigravity] needs at least one board".into());
-    }
-    let mut boards: Vec<(String, Board)> = Vec::new();
-    for (i, b) in o.boards.into_iter().enumerate() {
-        let at = format!("[omnigravity] board {} ({:?})", i + 1, b.name);
-        let ok_name = !b.name.is_empty()
-            && b.name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-        if !ok_name {
-            return Err(format!(
-                "{at}: a board name is a folder name: letters, digits, '-' and '_'"
-            ));
-        }
-        if boards.iter().any(|(n, _)| *n == b.name) {
-            return Err(format!("{at}: the name is used twice"));
-        }
-        let board = Board::parse(&b.board).map_err(|e| format!("{at}: {e}"))?;
-        boards.push((b.name, board));
-    }
-    Ok(PuzzleConfig::OmniGravity(OmniGravityConfig { boards }))
-}
-
-fn square_destroyer_config(q: RawSquareDestroyer) -> Result<PuzzleConfig, String> {
-    for &n in &q.exhaustive {
-        if !(1..=MAX_EXHAUSTIVE_N).contains(&n) {
-            return Err(format!(
-                "[square-destroyer] exhaustive: grid size {n} is outside 1..={MAX_EXHAUSTIVE_N} \
-                 (n = 4 has 2^40 removal sets; list it under `sampled`)"
-            ));
-        }
-    }
-    for &n in &q.sampled {
-        if !(1..=square_destroyer::MAX_N).contains(&n) {
-            return Err(format!(
-                "[square-destroyer] sampled: grid size {n} is outside 1..={}",
-                square_destroyer::MAX_N
-            ));
-        }
-    }
-    if q.exhaustive.is_empty() && q.sampled.is_empty() {
-        return Err("[square-destroyer] needs at least one grid (exhaustive or sampled)".into());
-    }
-    Ok(PuzzleConfig::SquareDestroyer(SquareDestroyerConfig {
-        exhaustive: dedup(q.exhaustive),
-        symmetric: q.symmetric,
-        sampled: dedup(q.sampled),
-        samples: q.samples,
-        seed: q.seed,
-    }))
-}
-
-fn huarong_config(h: RawHuarong) -> Result<PuzzleConfig, String> {
-    if h.piece_sets.is_empty() || h.spaces.is_empty() || h.metrics.is_empty() {
-        return Err("[huarong] needs at least one piece set, space and metric".into());
-    }
-    let mut piece_sets = Vec::new();
-    for s in &h.piece_sets {
-        if s == "all" {
-            // Every valid piece set (204; the run skips the one without positions).
-            piece_sets.extend(PieceSet::all());
-        } else {
-            piece_sets.push(
-                s.parse::<PieceSet>()
-                    .map_err(|e| format!("[huarong] piece_sets: {e}"))?,
-            );
-        }
-    }
-    let metrics = h
-        .metrics
-        .iter()
-        .map(|m| {
-            Metric::from_name(m).ok_or_else(|| {
-                format!("[huarong] metrics: unknown metric {m:?} (use step, straight, piece)")
-            })
+/// ` (line N)` for the first line that starts with `key`, if any.
+fn line_of(text: &str, key: &str) -> String {
+    text.lines()
+        .position(|l| {
+            let l = l.trim_start().trim_start_matches('[');
+            l.starts_with(key) && l[key.len()..].trim_start().starts_with(['=', ']', '.'])
         })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(PuzzleConfig::Huarong(HuarongConfig {
-        piece_sets: dedup(piece_sets),
-        spaces: dedup(h.spaces),
-        metrics: dedup(metrics),
-        state_tables: h.state_tables,
-    }))
+        .map(|i| format!(" (line {})", i + 1))
+        .unwrap_or_default()
 }
 
-fn dedup<T: PartialEq>(items: Vec<T>) -> Vec<T> {
-    let mut out: Vec<T> = Vec::new();
-    for x in items {
-        if !out.contains(&x) {
-            out.push(x);
-        }
+/// The fingerprint of a puzzle section as written, documented as part of the export's
+/// fingerprint: the family's name, then the section's value in a canonical encoding (below),
+/// then the list of files the section read, each as its path and its contents.
+///
+/// The canonical encoding of a TOML value, on [`Fingerprint`]'s tagged values: a type name
+/// (`string`, `integer`, `float`, `bool`, `datetime`, `array`, `table`) then the value — a
+/// string, an `i64`, a float's IEEE bits as `u64`, a bool, a datetime as its TOML text; an
+/// array as a list of values; a table as a list of (key, value) pairs in key order. Comments,
+/// spacing and key order in the file do not matter; every key and value does.
+pub fn section_key(name: &str, value: &toml::Value, files: &[(String, String)]) -> u64 {
+    let mut key = Fingerprint::new("section", 1);
+    key.add_str(name);
+    encode(&mut key, value);
+    key.add_list(files.len());
+    for (path, text) in files {
+        key.add_str(path).add_str(text);
     }
-    out
+    key.finish()
+}
+
+fn encode(key: &mut Fingerprint, value: &toml::Value) {
+    use toml::Value as V;
+    match value {
+        V::String(s) => key.add_str("string").add_str(s),
+        V::Integer(i) => key.add_str("integer").add_i64(*i),
+        V::Float(f) => key.add_str("float").add_u64(f.to_bits()),
+        V::Boolean(b) => key.add_str("bool").add_bool(*b),
+        V::Datetime(d) => key.add_str("datetime").add_str(&d.to_string()),
+        V::Array(items) => {
+            key.add_str("array").add_list(items.len());
+            for item in items {
+                encode(key, item);
+            }
+            key
+        }
+        V::Table(t) => {
+            key.add_str("table").add_list(t.len());
+            let mut entries: Vec<(&String, &toml::Value)> = t.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            for (k, v) in entries {
+                key.add_str(k);
+                encode(key, v);
+            }
+            key
+        }
+    };
 }
 
 #[cfg(test)]
@@ -375,17 +257,20 @@ metrics = ["piece", "step"]
     #[test]
     fn parses_a_pipeline() {
         let p = Pipeline::parse(GOOD).unwrap();
-        let PuzzleConfig::Huarong(h) = p.puzzle else {
-            panic!("a huarong pipeline")
-        };
-        assert_eq!(h.piece_sets, vec![PieceSet::CLASSIC]);
-        assert_eq!(h.metrics, vec![Metric::Piece, Metric::Step]);
+        assert_eq!(p.puzzle.name(), "huarong");
+        assert_eq!(p.name, "t");
+        let plan = p.section.spaces();
+        let ids: Vec<String> = plan.spaces.iter().map(|s| s.puzzle.space_id()).collect();
+        // The run's space, then the unlabeled spaces of the named layouts' other piece sets.
+        assert_eq!(ids[0], "h1v4s4-unlabeled");
+        assert!(plan.spaces[0].summary && !plan.spaces[1].summary);
+        assert_eq!(plan.spaces[0].metrics, vec![2, 0]);
     }
 
     #[test]
     fn names_what_is_wrong() {
         let e = Pipeline::parse(&GOOD.replace("spaces", "spacez")).unwrap_err();
-        assert!(e.contains("spacez"), "{e}");
+        assert!(e.contains("spacez") && e.contains("line 6"), "{e}");
         let e = Pipeline::parse(&GOOD.replace("\"piece\"", "\"jump\"")).unwrap_err();
         assert!(e.contains("unknown metric \"jump\""), "{e}");
         let e = Pipeline::parse(&GOOD.replace("h1v4s4", "h1v4s9")).unwrap_err();
@@ -393,9 +278,13 @@ metrics = ["piece", "step"]
         let e = Pipeline::parse(&GOOD.replace("\"unlabeled\"", "\"both\"")).unwrap_err();
         assert!(e.contains("both"), "{e}");
         let e = Pipeline::parse("name = \"x\"\noutput = \"o\"\n").unwrap_err();
-        assert!(e.contains("no puzzle section"), "{e}");
+        assert!(e.contains("no puzzle section: add one of [huarong]"), "{e}");
         let e = Pipeline::parse("name = = 1").unwrap_err();
         assert!(e.contains("line 1"), "{e}");
+        let e = Pipeline::parse(&GOOD.replace("[huarong]", "[hauron]")).unwrap_err();
+        assert!(e.contains("unknown key `hauron` (line 4)"), "{e}");
+        let e = Pipeline::parse(&format!("speed = 3\n{GOOD}")).unwrap_err();
+        assert!(e.contains("unknown key `speed` (line 1)"), "{e}");
     }
 
     #[test]
@@ -405,7 +294,7 @@ metrics = ["piece", "step"]
             "{head}[solitaire]\nstart = \"4 4 4 5 5 4 6 5\"\ngoal = \"2 4 3 3 3 6 4 6\"\n"
         ))
         .unwrap();
-        assert!(matches!(p.puzzle, PuzzleConfig::Solitaire(_)));
+        assert_eq!(p.puzzle.name(), "solitaire");
         let e = Pipeline::parse(&format!(
             "{head}[solitaire]\nstart = \"4 4 4 5 5 4 6 9\"\ngoal = \"2 4 3 3 3 6 4 6\"\n"
         ))
@@ -433,9 +322,25 @@ metrics = ["piece", "step"]
         let e = sd("exhaustive = []\nsampled = [6]\n").unwrap_err();
         assert!(e.contains("sampled: grid size 6 is outside 1..=5"), "{e}");
         let e = sd("exhaustive = [1]\nseeds = 3\n").unwrap_err();
-        assert!(e.contains("seeds"), "{e}");
+        assert!(e.contains("seeds") && e.contains("line 5"), "{e}");
         let e =
             Pipeline::parse(&format!("{GOOD}[square-destroyer]\nexhaustive = [1]\n")).unwrap_err();
         assert!(e.contains("more than one puzzle section"), "{e}");
+    }
+
+    #[test]
+    fn the_section_key_covers_every_value_but_not_layout_or_comments() {
+        let key = |text: &str| Pipeline::parse(text).unwrap().section_key;
+        let base = key(GOOD);
+        // Comments, spacing and key order do not matter.
+        let reordered = "name = \"t\"\noutput = \"out\"\n[huarong]  # a comment\n\
+            metrics = [ \"piece\", \"step\" ]\nspaces = [\"unlabeled\"]\npiece_sets = [\"h1v4s4\"]\n";
+        assert_eq!(key(reordered), base);
+        // Every value does, and so does a default written out.
+        assert_ne!(key(&GOOD.replace("\"piece\", ", "")), base);
+        assert_ne!(key(&GOOD.replace("[\"unlabeled\"]", "[\"labeled\"]")), base);
+        assert_ne!(key(&format!("{GOOD}state_tables = true\n")), base);
+        // The run's name and output folder are not part of the section.
+        assert_eq!(key(&GOOD.replace("\"t\"", "\"u\"")), base);
     }
 }

@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use huarong_core::{Reporter, SplitMix};
+use huarong_core::SplitMix;
 use pipeline::{Pipeline, RunOptions, run_pipeline};
 use square_destroyer::Grid;
 
@@ -205,13 +205,7 @@ fn main() {
         let p = Pipeline::load(&root.join(format!("{name}.toml"))).unwrap();
         let (t, _) = time(5, || {
             let dir = tempfile::tempdir().unwrap();
-            let opts = RunOptions {
-                force: false,
-                reporter: Reporter::quiet(),
-                log: false,
-                engine: Default::default(),
-            };
-            run_pipeline(&p, Some(dir.path()), opts).unwrap()
+            run_pipeline(&p, Some(dir.path()), &RunOptions::default()).unwrap()
         });
         println!("| {name} | {t:.3} s |");
     }

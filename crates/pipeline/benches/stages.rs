@@ -110,14 +110,12 @@ fn baseline_solve(start: &Board, metric: Metric) -> usize {
 fn quiet() -> RunOptions {
     RunOptions {
         force: true,
-        reporter: Reporter::quiet(),
-        log: false,
-        engine: Default::default(),
+        ..RunOptions::default()
     }
 }
 
 fn stage_rows(dir: &Path, l: &Labeled) {
-    let q = Reporter::quiet();
+    let q = &Reporter::quiet();
     let (t, (states, _)) = time(5, || {
         enumerate::run(l, &dir.join("states.bin"), true, q).unwrap()
     });
@@ -178,12 +176,14 @@ fn whole(l: &Labeled) {
         // Like separate runs of the main job: no writeback of the previous repetition pending.
         let _ = std::process::Command::new("sync").status();
         let t = Instant::now();
-        run_space(l, dir.path(), &[0, 1, 2], quiet()).unwrap();
+        run_space(l, dir.path(), &[0, 1, 2], &quiet()).unwrap();
         times.push(t.elapsed().as_secs_f64());
     }
     row(&format!("{what}, fresh folder"), median(times), None);
     let dir = tempfile::tempdir().unwrap();
-    let (t, _) = time(5, || run_space(l, dir.path(), &[0, 1, 2], quiet()).unwrap());
+    let (t, _) = time(5, || {
+        run_space(l, dir.path(), &[0, 1, 2], &quiet()).unwrap()
+    });
     row(&format!("{what}, --force over existing"), t, None);
 }
 
@@ -220,7 +220,7 @@ fn universe(dir: &Path) {
         spaces.par_iter().for_each(|u| {
             let d = dir.join(u.space_id());
             std::fs::create_dir_all(&d).unwrap();
-            enumerate::run(u, &d.join("states.bin"), true, Reporter::quiet()).unwrap();
+            enumerate::run(u, &d.join("states.bin"), true, &Reporter::quiet()).unwrap();
         })
     });
     row("enumerate stage: all 203 state tables written", t, None);
@@ -230,7 +230,7 @@ fn universe(dir: &Path) {
             u,
             &dir.join(u.space_id()),
             &[Metric::Piece as usize],
-            quiet(),
+            &quiet(),
         )
         .unwrap();
     });
@@ -243,7 +243,7 @@ fn universe(dir: &Path) {
     let (t, _) = time(3, || {
         spaces.par_iter().for_each(|u| {
             let d = dir.join(u.space_id());
-            let q = Reporter::quiet();
+            let q = &Reporter::quiet();
             let states = enumerate::StateTable::open(&d.join("states.bin"), u).unwrap();
             let csr = graph::Csr::open(&d.join("graph-piece.csr"), u, piece, &states).unwrap();
             components::run(&csr, &d.join("components-piece.bin"), "u", true, q).unwrap();
@@ -282,7 +282,7 @@ fn universe(dir: &Path) {
 /// timely (one process, 2 workers), with the dataflow's messages per BFS level.
 fn timely_vs_local(dir: &Path) {
     let l = Labeled::new(PieceSet::CLASSIC).unwrap();
-    let q = Reporter::quiet();
+    let q = &Reporter::quiet();
     let piece = Metric::Piece as usize;
     let (states, _) = enumerate::run(&l, &dir.join("states.bin"), true, q).unwrap();
     let (csr, _) = graph::run(&l, &states, piece, &dir.join("g.csr"), true, q).unwrap();
@@ -351,7 +351,7 @@ fn main() {
         let l = Labeled::new(PieceSet::CLASSIC).unwrap();
         let path = dir.path().join("states.bin");
         let (t, (states, _)) = time(5, || {
-            enumerate::run(&l, &path, true, Reporter::quiet()).unwrap()
+            enumerate::run(&l, &path, true, &Reporter::quiet()).unwrap()
         });
         assert_eq!(states.len(), 37_946_880);
         row("enumerate labeled (37,946,880)", t, None);
@@ -375,7 +375,7 @@ fn main() {
     // Solve latency.
     let u = Unlabeled::new(PieceSet::CLASSIC);
     let tables = dir.path().join("tables");
-    run_space(&u, &tables.join(u.space_id()), &[0, 1, 2], quiet()).unwrap();
+    run_space(&u, &tables.join(u.space_id()), &[0, 1, 2], &quiet()).unwrap();
     let start = parse("VCCV/VCCV/VHHV/VSSV/S..S").unwrap().board;
     let reps = 51;
     let (cold, path) = time(reps, || {

@@ -1,20 +1,31 @@
 //! The export manifest: which Parquet files an export wrote, from which inputs.
 //!
-//! Parquet files carry no artifact header, so the export records its fingerprint (a hash of
-//! every input artifact's checksum) and each file's size and xxh3 in `export.manifest`, written
-//! last and atomically. A rerun whose fingerprint matches and whose files all hash the same
-//! skips the export.
+//! Parquet files carry no artifact header, so the export records its fingerprint (see
+//! [`crate::export::fingerprint`]) and each file's size and xxh3 in `export.manifest`, written
+//! last and atomically:
+//!
+//! ```text
+//! huarong export manifest 2
+//! fingerprint <16 hex digits>
+//! <file> <bytes> <xxh3, 16 hex digits>     one line per table
+//! ```
+//!
+//! A rerun whose fingerprint matches and whose files all hash the same skips the export.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use huarong_core::artifact::{Artifact, hash_file};
+use huarong_core::driver::SpaceSpec;
 
 use crate::PipelineError;
-use crate::run::{SpaceReport, files};
+use crate::run::files;
 
 /// The manifest's file name inside a pipeline's output folder.
 pub const FILE: &str = "export.manifest";
+/// Version of the manifest format (its first line).
+pub const MANIFEST_VERSION: u32 = 2;
+const HEADER: &str = "huarong export manifest 2";
 
 /// Why a manifest cannot be used to skip the export.
 #[derive(Debug)]
@@ -25,19 +36,26 @@ pub enum Unusable {
     Invalid(String),
 }
 
-/// A hash of the checksums of every artifact of a space (their headers were verified by the
-/// stages of this run).
-pub fn space_checksum(report: &SpaceReport) -> Result<u64, PipelineError> {
-    let mut fp = huarong_core::Fingerprint::new("space", 1);
+/// The artifact files of a space in its folder: the state table, then per metric the graph,
+/// components and distances.
+pub fn artifact_names(spec: &SpaceSpec) -> Vec<String> {
     let mut names = vec![files::STATES.to_owned()];
-    for m in &report.metrics {
-        names.push(files::graph(&m.metric));
-        names.push(files::components(&m.metric));
-        names.push(files::distances(&m.metric));
+    for &m in &spec.metrics {
+        let metric = spec.puzzle.metrics()[m];
+        names.push(files::graph(metric));
+        names.push(files::components(metric));
+        names.push(files::distances(metric));
     }
-    for name in names {
-        let header = Artifact::peek_header(&report.dir.join(&name))
-            .map_err(huarong_core::StageError::from)?;
+    names
+}
+
+/// A hash of the names and payload checksums of every artifact of a space in `dir` (read from
+/// their headers: the stages of the run have just verified them).
+pub fn space_checksum(dir: &Path, spec: &SpaceSpec) -> Result<u64, PipelineError> {
+    let mut fp = huarong_core::Fingerprint::new("space", 2);
+    for name in artifact_names(spec) {
+        let header =
+            Artifact::peek_header(&dir.join(&name)).map_err(huarong_core::StageError::from)?;
         fp.add_str(&name).add_u64(header.checksum);
     }
     Ok(fp.finish())
@@ -52,12 +70,19 @@ pub fn verify(path: &Path, fingerprint: u64) -> Result<Vec<(String, u64)>, Unusa
     };
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut lines = text.lines();
+    if lines.next() != Some(HEADER) {
+        return Err(Unusable::Invalid(format!(
+            "{FILE} is not a version {MANIFEST_VERSION} manifest"
+        )));
+    }
     let stored = lines
         .next()
         .and_then(|l| l.strip_prefix("fingerprint "))
         .and_then(|h| u64::from_str_radix(h, 16).ok());
     if stored != Some(fingerprint) {
-        return Err(Unusable::Invalid("stale: inputs changed".into()));
+        return Err(Unusable::Invalid(
+            "stale: built from other inputs or by another version".into(),
+        ));
     }
     let mut tables = Vec::new();
     for line in lines {
@@ -89,14 +114,28 @@ pub fn write(
         path: path.to_owned(),
         source,
     };
-    let mut text = format!("fingerprint {fingerprint:016x}\n");
+    let mut text = format!("{HEADER}\nfingerprint {fingerprint:016x}\n");
     for (name, size) in tables {
         let h = hash_file(&dir.join(name)).map_err(io)?;
         writeln!(text, "{name} {size} {h:016x}").expect("writing to a String");
     }
-    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    std::fs::write(&tmp, text).map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
+    huarong_core::atomic::write(path, text.as_bytes()).map_err(io)
+}
+
+/// The manifest's fingerprint line, if it has one.
+pub fn stored_fingerprint(path: &Path) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut lines = text.lines();
+    (lines.next() == Some(HEADER)).then_some(())?;
+    lines
+        .next()
+        .and_then(|l| l.strip_prefix("fingerprint "))
+        .and_then(|h| u64::from_str_radix(h, 16).ok())
+}
+
+/// The tables a manifest lists (name, size, xxh3 as text), without checking them.
+fn listed_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().skip(2)
 }
 
 /// The result of checking one file of an output folder.
@@ -116,7 +155,13 @@ pub fn verify_dir(dir: &Path) -> std::io::Result<Vec<FileCheck>> {
     let manifest = dir.join(FILE);
     if manifest.exists() {
         let text = std::fs::read_to_string(&manifest)?;
-        for line in text.lines().skip(1) {
+        if !text.starts_with(HEADER) {
+            out.push(FileCheck {
+                file: FILE.to_owned(),
+                problem: Some(format!("not a version {MANIFEST_VERSION} manifest")),
+            });
+        }
+        for line in listed_lines(&text) {
             let parts: Vec<&str> = line.split(' ').collect();
             let problem = match parts[..] {
                 [name, size, hash] => {

@@ -1,40 +1,41 @@
 //! Runs the stages over one state space, generic over the puzzle, and gathers its statistics.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use components::Components;
 use distances::Distances;
 use enumerate::StateTable;
 use graph::Csr;
-use huarong_core::{Outcome, Puzzle, Reporter, StageError, UNREACHABLE};
+use huarong_core::table::Value;
+use huarong_core::{Outcome, Puzzle, Reporter, StageError};
 use rayon::prelude::*;
 
 /// Options shared by every stage of a run.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct RunOptions {
     /// Rebuild every artifact even if a verified one is there.
     pub force: bool,
+    /// Where progress bars, stage lines and notes go (nowhere by default).
     pub reporter: Reporter,
-    /// Print a line per stage (outcome and wall time) to stderr.
-    pub log: bool,
     /// Where components and distances run.
     pub engine: Engine,
 }
 
 /// Where the components and distances stages run.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub enum Engine {
     /// Rayon, in this process (the default).
     #[default]
     Local,
     /// timely-dataflow workers, in this process or across several. Directed puzzles stay local.
-    Timely(&'static dataflow::Cluster),
+    Timely(Arc<dataflow::Cluster>),
 }
 
 impl Engine {
     /// The timely cluster, if this run uses one for `puzzle`.
-    fn cluster<P: Puzzle + ?Sized>(self, puzzle: &P) -> Option<&'static dataflow::Cluster> {
+    fn cluster<P: Puzzle + ?Sized>(&self, puzzle: &P) -> Option<&dataflow::Cluster> {
         match self {
             Engine::Timely(c) if !puzzle.directed() => Some(c),
             _ => None,
@@ -42,14 +43,20 @@ impl Engine {
     }
 
     /// Whether this process only helps the dataflow of a multi-process run (writes nothing).
-    pub fn is_follower(self) -> bool {
+    pub fn is_follower(&self) -> bool {
         matches!(self, Engine::Timely(c) if !c.is_leader())
     }
 
     /// Several processes: every process must take part in every dataflow, so none reuses
     /// component or distance artifacts.
-    fn multi_process(self) -> bool {
+    fn multi_process(&self) -> bool {
         matches!(self, Engine::Timely(c) if c.hosts.len() > 1)
+    }
+
+    /// Whether several spaces may run at once (only on the local engine: the processes of a
+    /// timely run must meet in the same dataflows in the same order).
+    pub fn is_local(&self) -> bool {
+        matches!(self, Engine::Local)
     }
 }
 
@@ -61,7 +68,7 @@ pub struct StageLog {
     pub seconds: f64,
 }
 
-/// Statistics of one metric's graph over a space (SPEC §3 summary columns).
+/// Statistics of one metric's graph over a space (the columns of `summary.parquet`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MetricStats {
     pub metric: String,
@@ -85,10 +92,8 @@ pub struct MetricStats {
 pub struct SpaceReport {
     pub puzzle: String,
     pub space_id: String,
-    /// Huarong Dao piece set (`h1v4s4`); empty for other puzzles.
-    pub piece_set: String,
-    /// Whether same-shaped pieces are told apart.
-    pub labeled: bool,
+    /// The family's own columns for this space (e.g. Huarong Dao's `piece_set`, `labeled`).
+    pub tags: Vec<(&'static str, Value)>,
     pub dir: PathBuf,
     pub states: u64,
     pub goal_states: u64,
@@ -118,7 +123,7 @@ pub mod files {
 }
 
 struct Timer<'a> {
-    opts: RunOptions,
+    reporter: &'a Reporter,
     space: &'a str,
     log: Vec<StageLog>,
 }
@@ -132,12 +137,7 @@ impl Timer<'_> {
         let t = Instant::now();
         let (value, outcome) = f()?;
         let seconds = t.elapsed().as_secs_f64();
-        if self.opts.log {
-            eprintln!(
-                "  {:<22} {:<15} {seconds:>8.3} s  {outcome}",
-                self.space, stage
-            );
-        }
+        self.reporter.stage(self.space, stage, seconds, &outcome);
         self.log.push(StageLog {
             stage: stage.to_owned(),
             outcome,
@@ -152,7 +152,7 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
     puzzle: &P,
     dir: &Path,
     metrics: &[usize],
-    opts: RunOptions,
+    opts: &RunOptions,
 ) -> Result<SpaceReport, StageError> {
     std::fs::create_dir_all(dir).map_err(|source| {
         StageError::Artifact(huarong_core::ArtifactError::Io {
@@ -161,18 +161,17 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
         })
     })?;
     // Temporaries of a run that was killed in this folder.
-    for name in huarong_core::artifact::remove_stale_temporaries(dir) {
-        if opts.log {
-            eprintln!("  removed {name}, left by an interrupted run");
-        }
+    for name in huarong_core::atomic::remove_stale_temporaries(dir) {
+        opts.reporter
+            .note(&format!("removed {name}, left by an interrupted run"));
     }
     let space_id = puzzle.space_id();
     let mut timer = Timer {
-        opts,
+        reporter: &opts.reporter,
         space: &space_id,
         log: Vec::new(),
     };
-    let (force, reporter) = (opts.force, opts.reporter);
+    let (force, reporter) = (opts.force, &opts.reporter);
     let states = timer.time("enumerate", || {
         enumerate::run(puzzle, &dir.join(files::STATES), force, reporter)
     })?;
@@ -239,8 +238,7 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
     Ok(SpaceReport {
         puzzle: puzzle.name().to_owned(),
         space_id: space_id.clone(),
-        piece_set: String::new(),
-        labeled: false,
+        tags: Vec::new(),
         dir: dir.to_owned(),
         states: states.len() as u64,
         goal_states,
@@ -288,23 +286,5 @@ pub fn metric_stats(
         max_distance_states: hist.last().copied().unwrap_or(0),
         distance_histogram: hist,
         degree_histogram: csr.degree_histogram(),
-    }
-}
-
-/// Indices of the states at the largest finite distance.
-pub fn farthest(values: &[u16]) -> Vec<u32> {
-    let max = values
-        .par_iter()
-        .copied()
-        .filter(|&d| d != UNREACHABLE)
-        .max();
-    match max {
-        None => Vec::new(),
-        Some(max) => values
-            .par_iter()
-            .enumerate()
-            .filter(|(_, d)| **d == max)
-            .map(|(i, _)| i as u32)
-            .collect(),
     }
 }

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use distances::Distances;
 use enumerate::StateTable;
 use graph::Csr;
-use huarong_core::{DistanceSources, StageError, UNREACHABLE};
+use huarong_core::{Puzzle, StageError, UNREACHABLE};
 use klotski::solve::solve as cold_solve;
-use klotski::{Board, Metric};
+use klotski::{Board, Metric, Unlabeled};
 
 use crate::run::files;
 
@@ -42,8 +42,8 @@ impl DistanceTables {
     /// Opens `root/<set>-unlabeled/` for `metric`: `Ok(None)` when the tables are absent, an
     /// error when they are there but corrupt or stale.
     pub fn open(root: &Path, board: &Board, metric: Metric) -> Result<Option<Self>, StageError> {
-        let space_id = format!("{}-unlabeled", board.piece_set());
-        let dir = root.join(&space_id);
+        let space = Unlabeled::new(board.piece_set());
+        let dir = root.join(space.space_id());
         let name = metric.name();
         let paths = [
             dir.join(files::STATES),
@@ -53,15 +53,10 @@ impl DistanceTables {
         if !paths.iter().all(|p| p.exists()) {
             return Ok(None);
         }
-        let states =
-            StateTable::open_with(&paths[0], enumerate::fingerprint_of("huarong", &space_id))?;
-        let csr = Csr::open_with(
-            &paths[1],
-            graph::fingerprint_of("huarong", &space_id, name, &states),
-            false,
-        )?;
-        let fp = distances::fingerprint_of(DistanceSources::Goals, &[], &states, &csr);
-        let distances = Distances::open_with(&paths[2], fp)?;
+        let m = metric as usize;
+        let states = StateTable::open(&paths[0], &space)?;
+        let csr = Csr::open(&paths[1], &space, m, &states)?;
+        let distances = Distances::open(&paths[2], &space, &states, &csr)?;
         Ok(Some(DistanceTables {
             dir,
             states,

@@ -1,16 +1,16 @@
-//! The export stage's content: turns a run's artifacts into the Parquet tables of
-//! `docs/OUTPUTS.md`.
-//!
-//! This module decides *what* goes into each table (it reads artifacts through the stage
-//! crates); the `export` crate decides *how* Parquet is written.
+//! What goes into each table of `docs/OUTPUTS.md`, for every puzzle alike: the rows are read
+//! off a space's artifacts through [`SpaceView`]s, the columns a family adds come from its
+//! [`SpaceSpec::tags`]. The `export` crate decides how Parquet is written.
 
 use std::path::Path;
 
 use components::Components;
 use distances::Distances;
 use enumerate::StateTable;
-use export::{Table, TableWriter};
+use export::TableWriter;
 use graph::Csr;
+use huarong_core::driver::{MetricView, Record, SpaceSpec, SpaceView, StateKey};
+use huarong_core::table::{Table, Value};
 use huarong_core::{Puzzle, UNREACHABLE};
 use rayon::prelude::*;
 
@@ -71,132 +71,237 @@ impl OpenSpace {
             metrics: out,
         })
     }
+
+    /// The space as plain slices, for a family's answers, records and tables.
+    pub fn view<'a>(&'a self, spec: &'a SpaceSpec, index: usize) -> SpaceView<'a> {
+        SpaceView {
+            spec,
+            index,
+            codes: self.states.codes(),
+            metrics: self
+                .metrics
+                .iter()
+                .map(|m| MetricView {
+                    name: &m.name,
+                    offsets: m.csr.offsets(),
+                    targets: m.csr.targets(),
+                    components: m.components.ids(),
+                    component_sizes: m.components.sizes(),
+                    distances: m.distances.values(),
+                })
+                .collect(),
+        }
+    }
 }
 
-/// How a states table identifies its positions.
-#[derive(Debug, Clone, Copy)]
-pub enum StateColumns {
-    /// A `layout` string per state (the puzzle's rendering).
-    Layout,
-    /// A `canonical` column: the unlabeled index, `index / per` (labeled Huarong Dao spaces).
-    Canonical { per: u64 },
+/// Which states of a space are goals.
+pub fn goals(view: &SpaceView<'_>) -> Vec<bool> {
+    let puzzle = view.puzzle();
+    view.codes.par_iter().map(|&c| puzzle.is_goal(c)).collect()
 }
 
 fn distance(d: u16) -> Option<u32> {
     (d != UNREACHABLE).then_some(d as u32)
 }
 
-/// `summary.parquet`: one row per (space, metric).
-pub fn write_summary(spaces: &[SpaceReport], path: &Path) -> Result<u64, ExportError> {
+/// The family columns of a section: `piece_set` and `labeled` always (the summary's contract;
+/// `""` and `false` where a family sets neither), then any other tags of its first space.
+pub fn tag_columns(specs: &[&SpaceSpec]) -> Vec<(&'static str, Value)> {
+    let mut cols = vec![
+        ("piece_set", Value::Str(String::new())),
+        ("labeled", Value::Bool(false)),
+    ];
+    if let Some(first) = specs.first() {
+        for (name, v) in &first.tags {
+            if !cols.iter().any(|(n, _)| n == name) {
+                cols.push((name, default_like(v)));
+            }
+        }
+    }
+    cols
+}
+
+fn default_like(v: &Value) -> Value {
+    match v {
+        Value::Str(_) => Value::Str(String::new()),
+        Value::Bool(_) => Value::Bool(false),
+        Value::U64(_) => Value::U64(0),
+    }
+}
+
+fn tag_value(tags: &[(&'static str, Value)], name: &str, default: &Value) -> Value {
+    tags.iter()
+        .find(|(n, _)| *n == name)
+        .map_or_else(|| default.clone(), |(_, v)| v.clone())
+}
+
+/// Appends the tag columns, each value repeated over `n` rows.
+fn with_tags(
+    mut t: Table,
+    columns: &[(&'static str, Value)],
+    tags: &[(&'static str, Value)],
+    n: usize,
+) -> Table {
+    for (name, default) in columns {
+        t = t.column(name, tag_value(tags, name, default).repeat(n));
+    }
+    t
+}
+
+/// `summary.parquet`: one row per (summary space, metric).
+pub fn summary(spaces: &[&SpaceReport], columns: &[(&'static str, Value)]) -> Table {
     let rows: Vec<_> = spaces
         .iter()
-        .flat_map(|s| s.metrics.iter().map(move |m| (s, m)))
+        .flat_map(|s| s.metrics.iter().map(move |m| (*s, m)))
         .collect();
     let col = |f: &dyn Fn(&SpaceReport, &crate::run::MetricStats) -> u64| -> Vec<u64> {
         rows.iter().map(|(s, m)| f(s, m)).collect()
     };
-    let table = Table::new()
+    let mut t = Table::new().str(
+        "puzzle",
+        rows.iter().map(|(s, _)| s.puzzle.clone()).collect(),
+    );
+    for (name, default) in columns {
+        let values: Vec<Value> = rows
+            .iter()
+            .map(|(s, _)| tag_value(&s.tags, name, default))
+            .collect();
+        t = t.column(name, concat(&values));
+    }
+    t.str(
+        "space",
+        rows.iter().map(|(s, _)| s.space_id.clone()).collect(),
+    )
+    .str(
+        "metric",
+        rows.iter().map(|(_, m)| m.metric.clone()).collect(),
+    )
+    .u64("states", col(&|s, _| s.states))
+    .u64("goal_states", col(&|s, _| s.goal_states))
+    .u64("edges", col(&|_, m| m.edges))
+    .u64("components", col(&|_, m| m.components))
+    .u64("goal_components", col(&|_, m| m.goal_components))
+    .u64("solvable_states", col(&|_, m| m.solvable_states))
+    .u32(
+        "max_distance",
+        rows.iter().map(|(_, m)| m.max_distance).collect(),
+    )
+    .u64("max_distance_states", col(&|_, m| m.max_distance_states))
+    .opt_u64("answer", rows.iter().map(|(s, _)| s.answer).collect())
+}
+
+/// A column of values of one type.
+fn concat(values: &[Value]) -> huarong_core::Column {
+    use huarong_core::Column;
+    match values.first() {
+        Some(Value::Bool(_)) => Column::Bool(
+            values
+                .iter()
+                .map(|v| matches!(v, Value::Bool(true)))
+                .collect(),
+        ),
+        Some(Value::U64(_)) => Column::U64(
+            values
+                .iter()
+                .map(|v| if let Value::U64(x) = v { *x } else { 0 })
+                .collect(),
+        ),
+        _ => Column::Str(
+            values
+                .iter()
+                .map(|v| match v {
+                    Value::Str(s) => s.clone(),
+                    Value::Bool(b) => b.to_string(),
+                    Value::U64(x) => x.to_string(),
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// `records.parquet`: the family's records with their layout, space, piece set, moves and
+/// component size.
+pub fn records(records: &[Record], views: &[SpaceView<'_>]) -> Table {
+    let view = |r: &Record| &views[r.space];
+    let metric = |r: &Record| &views[r.space].metrics[r.metric];
+    Table::new()
+        .str("name", records.iter().map(|r| r.name.clone()).collect())
         .str(
-            "puzzle",
-            rows.iter().map(|(s, _)| s.puzzle.clone()).collect(),
+            "layout",
+            records
+                .par_iter()
+                .map(|r| view(r).puzzle().render(view(r).codes[r.state as usize]))
+                .collect(),
+        )
+        .str(
+            "space",
+            records
+                .iter()
+                .map(|r| view(r).puzzle().space_id())
+                .collect(),
         )
         .str(
             "piece_set",
-            rows.iter().map(|(s, _)| s.piece_set.clone()).collect(),
-        )
-        .bool("labeled", rows.iter().map(|(s, _)| s.labeled).collect())
-        .str(
-            "space",
-            rows.iter().map(|(s, _)| s.space_id.clone()).collect(),
+            records
+                .iter()
+                .map(|r| match view(r).spec.tag("piece_set") {
+                    Some(Value::Str(s)) => s.clone(),
+                    _ => String::new(),
+                })
+                .collect(),
         )
         .str(
             "metric",
-            rows.iter().map(|(_, m)| m.metric.clone()).collect(),
+            records.iter().map(|r| metric(r).name.to_owned()).collect(),
         )
-        .u64("states", col(&|s, _| s.states))
-        .u64("goal_states", col(&|s, _| s.goal_states))
-        .u64("edges", col(&|_, m| m.edges))
-        .u64("components", col(&|_, m| m.components))
-        .u64("goal_components", col(&|_, m| m.goal_components))
-        .u64("solvable_states", col(&|_, m| m.solvable_states))
-        .u32(
-            "max_distance",
-            rows.iter().map(|(_, m)| m.max_distance).collect(),
+        .opt_u32(
+            "moves",
+            records
+                .iter()
+                .map(|r| metric(r).distance(r.state))
+                .collect(),
         )
-        .u64("max_distance_states", col(&|_, m| m.max_distance_states))
-        .opt_u64("answer", rows.iter().map(|(s, _)| s.answer).collect());
-    Ok(table.write(path)?)
-}
-
-/// A row of `records.parquet`.
-#[derive(Debug, Clone)]
-pub struct Record {
-    pub name: String,
-    /// The state space the layout belongs to.
-    pub space: String,
-    pub layout: String,
-    pub piece_set: String,
-    pub metric: String,
-    pub moves: Option<u32>,
-    pub component_size: u64,
-}
-
-/// `records.parquet`.
-pub fn write_records(records: &[Record], path: &Path) -> Result<u64, ExportError> {
-    let table = Table::new()
-        .str("name", records.iter().map(|r| r.name.clone()).collect())
-        .str("layout", records.iter().map(|r| r.layout.clone()).collect())
-        .str("space", records.iter().map(|r| r.space.clone()).collect())
-        .str(
-            "piece_set",
-            records.iter().map(|r| r.piece_set.clone()).collect(),
-        )
-        .str("metric", records.iter().map(|r| r.metric.clone()).collect())
-        .opt_u32("moves", records.iter().map(|r| r.moves).collect())
         .u64(
             "component_size",
-            records.iter().map(|r| r.component_size).collect(),
-        );
-    Ok(table.write(path)?)
+            records
+                .iter()
+                .map(|r| metric(r).component_size(r.state))
+                .collect(),
+        )
 }
 
 /// `states-<space>.parquet`: one row per state, streamed in batches.
-pub fn write_states<P: Puzzle + ?Sized>(
-    puzzle: &P,
-    space: &OpenSpace,
-    goals: &[bool],
-    columns: StateColumns,
-    path: &Path,
-) -> Result<u64, ExportError> {
-    let n = space.states.len();
+pub fn write_states(view: &SpaceView<'_>, goals: &[bool], path: &Path) -> Result<u64, ExportError> {
+    let n = view.codes.len();
+    let puzzle = view.puzzle();
     let mut w = TableWriter::create(path)?;
     for start in (0..n).step_by(BATCH) {
         let end = (start + BATCH).min(n);
         let mut t = Table::new().u32("index", (start as u32..end as u32).collect());
-        t = match columns {
-            StateColumns::Layout => t.str(
+        t = match view.spec.key {
+            StateKey::Layout => t.str(
                 "layout",
-                space.states.codes()[start..end]
+                view.codes[start..end]
                     .par_iter()
                     .map(|&c| puzzle.render(c))
                     .collect(),
             ),
-            StateColumns::Canonical { per } => t.u32(
-                "canonical",
+            StateKey::Block { name, per } => t.u32(
+                name,
                 (start..end).map(|i| (i as u64 / per) as u32).collect(),
             ),
         };
         t = t.bool("goal", goals[start..end].to_vec());
-        for m in &space.metrics {
+        for m in &view.metrics {
             t = t.u32(
                 &format!("component_{}", m.name),
-                m.components.ids()[start..end].to_vec(),
+                m.components[start..end].to_vec(),
             );
         }
-        for m in &space.metrics {
+        for m in &view.metrics {
             t = t.opt_u32(
                 &format!("distance_{}", m.name),
-                m.distances.values()[start..end]
+                m.distances[start..end]
                     .iter()
                     .map(|&d| distance(d))
                     .collect(),
@@ -208,24 +313,18 @@ pub fn write_states<P: Puzzle + ?Sized>(
 }
 
 /// `components-<space>.parquet`: one row per (metric, component).
-pub fn write_components<P: Puzzle + ?Sized>(
-    puzzle: &P,
-    space: &OpenSpace,
+pub fn write_components(
+    view: &SpaceView<'_>,
     goals: &[bool],
     path: &Path,
 ) -> Result<u64, ExportError> {
+    let puzzle = view.puzzle();
     let mut w = TableWriter::create(path)?;
-    for m in &space.metrics {
-        let k = m.components.count();
+    for m in &view.metrics {
+        let k = m.component_sizes.len();
         let mut goal_states = vec![0u64; k];
         let mut best: Vec<(u16, u32)> = vec![(0, u32::MAX); k];
-        for (i, (&c, &d)) in m
-            .components
-            .ids()
-            .iter()
-            .zip(m.distances.values())
-            .enumerate()
-        {
+        for (i, (&c, &d)) in m.components.iter().zip(m.distances).enumerate() {
             let c = c as usize;
             goal_states[c] += goals[i] as u64;
             // The representative: the farthest solvable member, else the smallest member.
@@ -234,22 +333,21 @@ pub fn write_components<P: Puzzle + ?Sized>(
                 best[c] = (key, i as u32);
             }
         }
-        let codes = space.states.codes();
         let max_distance: Vec<Option<u32>> = best
             .iter()
-            .map(|&(_, i)| distance(m.distances.values()[i as usize]))
+            .map(|&(_, i)| distance(m.distances[i as usize]))
             .collect();
         w.write(
             Table::new()
-                .str("metric", vec![m.name.clone(); k])
+                .str("metric", vec![m.name.to_owned(); k])
                 .u32("component", (0..k as u32).collect())
-                .u64("size", m.components.sizes().to_vec())
+                .u64("size", m.component_sizes.to_vec())
                 .u64("goal_states", goal_states)
                 .opt_u32("max_distance", max_distance)
                 .str(
                     "representative",
                     best.par_iter()
-                        .map(|&(_, i)| puzzle.render(codes[i as usize]))
+                        .map(|&(_, i)| puzzle.render(view.codes[i as usize]))
                         .collect(),
                 ),
         )?;
@@ -259,35 +357,36 @@ pub fn write_components<P: Puzzle + ?Sized>(
 
 /// `component_sizes.parquet` rows of one space: per metric and component size, how many
 /// components have that size and how many of those hold a goal.
-pub fn component_sizes(report: &SpaceReport, space: &OpenSpace, goals: &[bool]) -> Table {
+pub fn component_sizes(
+    view: &SpaceView<'_>,
+    goals: &[bool],
+    columns: &[(&'static str, Value)],
+) -> Table {
     let (mut metric, mut size, mut count, mut with_goal) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for m in &space.metrics {
-        let ids = m.components.ids();
-        let mut has_goal = vec![false; m.components.count()];
+    for m in &view.metrics {
+        let mut has_goal = vec![false; m.component_sizes.len()];
         for (i, &g) in goals.iter().enumerate() {
             if g {
-                has_goal[ids[i] as usize] = true;
+                has_goal[m.components[i] as usize] = true;
             }
         }
         let mut by_size: std::collections::BTreeMap<u64, (u64, u64)> = Default::default();
-        for (c, &sz) in m.components.sizes().iter().enumerate() {
+        for (c, &sz) in m.component_sizes.iter().enumerate() {
             let e = by_size.entry(sz).or_default();
             e.0 += 1;
             e.1 += has_goal[c] as u64;
         }
         for (sz, (n, g)) in by_size {
-            metric.push(m.name.clone());
+            metric.push(m.name.to_owned());
             size.push(sz);
             count.push(n);
             with_goal.push(g);
         }
     }
     let n = metric.len();
-    Table::new()
-        .str("space", vec![report.space_id.clone(); n])
-        .str("piece_set", vec![report.piece_set.clone(); n])
-        .bool("labeled", vec![report.labeled; n])
+    let t = Table::new().str("space", vec![view.puzzle().space_id(); n]);
+    with_tags(t, columns, &view.spec.tags, n)
         .str("metric", metric)
         .u64("size", size)
         .u64("components", count)
@@ -295,7 +394,7 @@ pub fn component_sizes(report: &SpaceReport, space: &OpenSpace, goals: &[bool]) 
 }
 
 /// `distance_histogram.parquet` and `degree_histogram.parquet` rows of one space.
-pub fn histograms(report: &SpaceReport) -> (Table, Table) {
+pub fn histograms(report: &SpaceReport, columns: &[(&'static str, Value)]) -> (Table, Table) {
     let table = |value: &str, pick: fn(&crate::run::MetricStats) -> &Vec<u64>| {
         let (mut metric, mut x, mut states) = (Vec::new(), Vec::new(), Vec::new());
         for m in &report.metrics {
@@ -308,10 +407,8 @@ pub fn histograms(report: &SpaceReport) -> (Table, Table) {
             }
         }
         let n = metric.len();
-        Table::new()
-            .str("space", vec![report.space_id.clone(); n])
-            .str("piece_set", vec![report.piece_set.clone(); n])
-            .bool("labeled", vec![report.labeled; n])
+        let t = Table::new().str("space", vec![report.space_id.clone(); n]);
+        with_tags(t, columns, &report.tags, n)
             .str("metric", metric)
             .u32(value, x)
             .u64("states", states)

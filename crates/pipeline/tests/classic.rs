@@ -3,25 +3,20 @@
 use distances::Distances;
 use enumerate::StateTable;
 use graph::Csr;
-use huarong_core::{Puzzle, Reporter, UNREACHABLE};
+use huarong_core::{Puzzle, UNREACHABLE};
 use klotski::{PieceSet, Unlabeled, parse};
 use pipeline::run::files;
 use pipeline::{RunOptions, run_space};
 
 fn quiet() -> RunOptions {
-    RunOptions {
-        force: false,
-        reporter: Reporter::quiet(),
-        log: false,
-        engine: Default::default(),
-    }
+    RunOptions::default()
 }
 
 #[test]
 fn hengdao_lima_takes_81_piece_moves() {
     let dir = tempfile::tempdir().unwrap();
     let u = Unlabeled::new(PieceSet::CLASSIC);
-    run_space(&u, dir.path(), &[0, 1, 2], quiet()).unwrap();
+    run_space(&u, dir.path(), &[0, 1, 2], &quiet()).unwrap();
     let states = StateTable::open(&dir.path().join(files::STATES), &u).unwrap();
     let start = parse("VCCV/VCCV/VHHV/VSSV/S..S").unwrap().board;
     let i = u.rank(start.code()).unwrap() as usize;
@@ -45,7 +40,7 @@ struct Opened {
 
 /// Runs a space in all three metrics and loads its component ids and distances.
 fn run_and_load<P: Puzzle + 'static>(p: &P, dir: &std::path::Path) -> Opened {
-    run_space(p, dir, &[0, 1, 2], quiet()).unwrap();
+    run_space(p, dir, &[0, 1, 2], &quiet()).unwrap();
     let states = StateTable::open(&dir.join(files::STATES), p).unwrap();
     let mut out = Opened {
         ids: Vec::new(),
@@ -143,8 +138,8 @@ fn artifacts_are_identical_with_one_and_two_threads() {
             .build()
             .unwrap()
             .install(|| {
-                run_space(&u, &dir.join("u"), &[0, 1, 2], quiet()).unwrap();
-                run_space(&l, &dir.join("l"), &[0, 1, 2], quiet()).unwrap();
+                run_space(&u, &dir.join("u"), &[0, 1, 2], &quiet()).unwrap();
+                run_space(&l, &dir.join("l"), &[0, 1, 2], &quiet()).unwrap();
             });
     };
     let (one, two) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());

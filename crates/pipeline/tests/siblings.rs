@@ -6,17 +6,12 @@ use std::collections::{HashMap, VecDeque};
 use distances::Distances;
 use enumerate::StateTable;
 use graph::Csr;
-use huarong_core::{Puzzle, Reporter, UNREACHABLE};
+use huarong_core::{Puzzle, UNREACHABLE};
 use pipeline::run::files;
 use pipeline::{Pipeline, RunOptions, run_pipeline};
 
 fn quiet() -> RunOptions {
-    RunOptions {
-        force: false,
-        reporter: Reporter::quiet(),
-        log: false,
-        engine: Default::default(),
-    }
+    RunOptions::default()
 }
 
 /// The distances artifact of a one-metric space.
@@ -74,7 +69,7 @@ fn solitaire_pipeline_agrees_with_plain_bfs_and_the_judge() {
     ))
     .unwrap();
     let pipeline = Pipeline::parse(&text).unwrap();
-    let report = run_pipeline(&pipeline, Some(dir.path()), quiet()).unwrap();
+    let report = run_pipeline(&pipeline, Some(dir.path()), &quiet()).unwrap();
     let space = &report.spaces[0];
     assert_eq!(space.states, 635_376);
     let puzzle = solitaire::Solitaire::new(
@@ -148,7 +143,7 @@ fn omnigravity_answers_agree_with_the_reference_and_the_judge() {
         );
     }
     let pipeline = Pipeline::parse(&toml).unwrap();
-    let report = run_pipeline(&pipeline, Some(dir.path()), quiet()).unwrap();
+    let report = run_pipeline(&pipeline, Some(dir.path()), &quiet()).unwrap();
     let judge_out = omnigravity::judge::run(&omnigravity::judge::input_for(
         &boards.iter().map(|b| b.1).collect::<Vec<_>>(),
     ))
@@ -180,7 +175,7 @@ fn square_destroyer_tables_agree_with_exhaustive_search_and_ida_star() {
     use square_destroyer::{Grid, SquareDestroyer, search};
     let dir = tempfile::tempdir().unwrap();
     let toml = "name = \"sd\"\noutput = \"unused\"\n[square-destroyer]\nexhaustive = [1, 2, 3]\n";
-    let report = run_pipeline(&Pipeline::parse(toml).unwrap(), Some(dir.path()), quiet()).unwrap();
+    let report = run_pipeline(&Pipeline::parse(toml).unwrap(), Some(dir.path()), &quiet()).unwrap();
     let answers: Vec<Option<u64>> = report.spaces.iter().map(|s| s.answer).collect();
     assert_eq!(answers, vec![Some(1), Some(3), Some(6)]);
 
@@ -233,7 +228,7 @@ fn square_destroyer_tables_agree_with_exhaustive_search_and_ida_star() {
     let plain = SquareDestroyer::new(2, false);
     let sym = SquareDestroyer::new(2, true);
     let d2 = dir.path().join("plain");
-    pipeline::run_space(&plain, &d2, &[0], quiet()).unwrap();
+    pipeline::run_space(&plain, &d2, &[0], &quiet()).unwrap();
     let (codes, dist, _) = distances_of(&plain, &d2);
     let (sym_codes, sym_dist, _) = distances_of(&sym, &report.spaces[1].dir);
     assert_eq!(codes.len(), 4096);

@@ -6,7 +6,7 @@ use components::Components;
 use distances::Distances;
 use enumerate::StateTable;
 use graph::Csr;
-use huarong_core::{Puzzle, Reporter, UNREACHABLE};
+use huarong_core::{Puzzle, UNREACHABLE};
 use klotski::{Metric, PieceSet, Unlabeled};
 use pipeline::run::files;
 use pipeline::solve::{Method, solve};
@@ -21,13 +21,7 @@ fn universe_slice_matches_the_references_and_solves_from_its_tables() {
     ))
     .unwrap();
     let pipeline = Pipeline::parse(&text).unwrap();
-    let opts = RunOptions {
-        force: false,
-        reporter: Reporter::quiet(),
-        log: false,
-        engine: Default::default(),
-    };
-    let report = run_pipeline(&pipeline, Some(dir.path()), opts).unwrap();
+    let report = run_pipeline(&pipeline, Some(dir.path()), &RunOptions::default()).unwrap();
     assert_eq!(report.spaces.len(), 12);
     assert!(
         report
@@ -39,7 +33,8 @@ fn universe_slice_matches_the_references_and_solves_from_its_tables() {
 
     let mut hardest = 0;
     for space in &report.spaces {
-        let u = Unlabeled::new(space.piece_set.parse::<PieceSet>().unwrap());
+        let set = space.space_id.strip_suffix("-unlabeled").unwrap();
+        let u = Unlabeled::new(set.parse::<PieceSet>().unwrap());
         assert_eq!(space.states, u.len() as u64);
         let states = StateTable::open(&space.dir.join(files::STATES), &u).unwrap();
         let goals: Vec<u32> = (0..u.len() as u32)

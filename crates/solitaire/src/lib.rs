@@ -9,9 +9,13 @@
 //!
 //! Pure: no IO. [`judge`] parses and answers the judge's input text.
 
+pub mod driver;
 pub mod judge;
 
-use huarong_core::{DistanceSources, Puzzle};
+use huarong_core::{DistanceSources, Fingerprint, Puzzle};
+
+/// Version of the state encoding (part of every fingerprint): bump it when codes change meaning.
+const ENCODING_VERSION: u64 = 1;
 
 /// Board side.
 pub const SIDE: usize = 8;
@@ -237,6 +241,12 @@ impl Puzzle for Solitaire {
         "8x8-4".to_owned()
     }
 
+    /// One board, one piece count: the space id says it all. The start and goal decide only
+    /// distances (fingerprinted by their source states) and the export.
+    fn parameters(&self, key: &mut Fingerprint) {
+        key.add_u64(ENCODING_VERSION);
+    }
+
     fn metrics(&self) -> &'static [&'static str] {
         &["move"]
     }
@@ -267,6 +277,10 @@ impl Puzzle for Solitaire {
 
     fn render(&self, code: u64) -> String {
         render(code)
+    }
+
+    fn parse(&self, text: &str) -> Result<u64, String> {
+        parse(text).map_err(|e| e.to_string())
     }
 
     fn distance_sources(&self) -> DistanceSources {

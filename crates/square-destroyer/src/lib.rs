@@ -9,11 +9,15 @@
 //! Pure: no IO. [`search`] answers single states with IDA*; [`judge`] parses and answers the
 //! judge's input text.
 
+pub mod driver;
 pub mod judge;
 pub mod search;
 
 pub use huarong_core::SplitMix;
-use huarong_core::{Puzzle, UNREACHABLE};
+use huarong_core::{Fingerprint, Puzzle, UNREACHABLE};
+
+/// Version of the state encoding (part of every fingerprint): bump it when codes change meaning.
+const ENCODING_VERSION: u64 = 1;
 
 /// Largest grid the judge allows.
 pub const MAX_N: usize = 5;
@@ -179,6 +183,40 @@ impl Grid {
     }
 }
 
+impl Grid {
+    /// Reads a case line as [`Grid::render`] writes it (`k m1 … mk`, the removed matches) into
+    /// the mask of remaining matches.
+    pub fn parse(&self, text: &str) -> Result<u64, String> {
+        let numbers = text
+            .split_whitespace()
+            .map(|t| {
+                t.parse::<usize>()
+                    .map_err(|_| format!("{t:?} is not a number"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let Some((&k, removed)) = numbers.split_first() else {
+            return Err("expected `k m1 … mk`, found nothing".into());
+        };
+        if removed.len() != k {
+            return Err(format!(
+                "{k} removed matches announced, {} listed",
+                removed.len()
+            ));
+        }
+        let mut present = self.full();
+        for &m in removed {
+            if !(1..=self.matches()).contains(&m) {
+                return Err(format!("match {m} is outside 1..={}", self.matches()));
+            }
+            if present >> (m - 1) & 1 == 0 {
+                return Err(format!("match {m} is listed twice"));
+            }
+            present &= !(1 << (m - 1));
+        }
+        Ok(present)
+    }
+}
+
 /// The state space of one grid: every set of remaining matches (all are reachable from the full
 /// grid), either all 2^(2n(n+1)) of them, ranked by their mask, or one per symmetry orbit.
 #[derive(Debug, Clone)]
@@ -220,8 +258,8 @@ impl Puzzle for SquareDestroyer {
         format!("n{}", self.grid.n)
     }
 
-    fn parameters(&self) -> String {
-        if self.symmetric { "symmetric" } else { "all" }.to_owned()
+    fn parameters(&self, key: &mut Fingerprint) {
+        key.add_u64(ENCODING_VERSION).add_bool(self.symmetric);
     }
 
     fn metrics(&self) -> &'static [&'static str] {
@@ -263,6 +301,11 @@ impl Puzzle for SquareDestroyer {
 
     fn render(&self, code: u64) -> String {
         self.grid.render(code)
+    }
+
+    fn parse(&self, text: &str) -> Result<u64, String> {
+        let present = self.grid.parse(text)?;
+        Ok(self.state_of(present))
     }
 }
 

@@ -1,3 +1,4 @@
+#![allow(dead_code)] // each test binary uses some of the helpers
 //! Helpers shared by the integration tests that compare whole output folders.
 
 use std::collections::BTreeMap;

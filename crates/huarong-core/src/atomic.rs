@@ -1,0 +1,121 @@
+//! Atomic file replacement, shared by every writer of the pipeline (artifacts, Parquet tables,
+//! the export manifest): a file is written under a temporary name beside its destination,
+//! `.<name>.tmp-<pid>`, optionally fsynced, then renamed into place. A reader therefore sees the
+//! old file or the new one, never a half-written one; a process killed mid-write leaves only a
+//! temporary, which [`remove_stale_temporaries`] recognises by its name and removes.
+
+use std::fs::{self, File};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static DURABLE: AtomicBool = AtomicBool::new(false);
+
+/// Whether writers `fsync` a file (and its folder) before and after renaming it into place.
+pub fn set_durable(on: bool) {
+    DURABLE.store(on, Ordering::Relaxed);
+}
+
+/// The temporary name a file bound for `dest` is written under by this process.
+pub fn temp_path(dest: &Path) -> PathBuf {
+    let name = dest
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    dest.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+/// Moves the finished temporary `tmp` (whose handle is `file`, if still open) to `dest`:
+/// fsync first when durable writes are on, then rename, then fsync the folder. On failure the
+/// temporary is removed.
+pub fn commit(file: Option<&File>, tmp: &Path, dest: &Path) -> io::Result<()> {
+    let durable = DURABLE.load(Ordering::Relaxed);
+    if durable {
+        let synced = match file {
+            Some(f) => f.sync_all(),
+            None => File::open(tmp).and_then(|f| f.sync_all()),
+        };
+        if let Err(e) = synced {
+            let _ = fs::remove_file(tmp);
+            return Err(e);
+        }
+    }
+    if let Err(e) = fs::rename(tmp, dest) {
+        let _ = fs::remove_file(tmp);
+        return Err(e);
+    }
+    if durable
+        && let Some(dir) = dest.parent()
+        && let Ok(d) = File::open(dir)
+    {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `dest` atomically.
+pub fn write(dest: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = temp_path(dest);
+    if let Err(e) = fs::write(&tmp, bytes) {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    commit(None, &tmp, dest)
+}
+
+/// The process id in a temporary's name, if `name` is one.
+fn temporary_pid(name: &str) -> Option<u32> {
+    name.strip_prefix('.')
+        .and_then(|n| n.rsplit_once(".tmp-"))
+        .and_then(|(_, pid)| pid.parse::<u32>().ok())
+}
+
+/// Removes the temporary files (`.<name>.tmp-<pid>`) that a killed writer left in `dir`: those
+/// whose process is gone (checked through `/proc`; where there is no `/proc`, none are removed).
+/// Returns the names removed.
+pub fn remove_stale_temporaries(dir: &Path) -> Vec<String> {
+    let mut removed = Vec::new();
+    if !Path::new("/proc/self").exists() {
+        return removed;
+    }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return removed;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = temporary_pid(&name) else {
+            continue;
+        };
+        let alive = Path::new(&format!("/proc/{pid}")).exists();
+        if !alive && fs::remove_file(e.path()).is_ok() {
+            removed.push(name);
+        }
+    }
+    removed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_atomically_and_names_temporaries_it_can_clean() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("export.manifest");
+        write(&dest, b"one").unwrap();
+        write(&dest, b"two").unwrap();
+        assert_eq!(fs::read(&dest).unwrap(), b"two");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+        // Every temporary name this module makes is one the cleaner recognises.
+        let tmp = temp_path(&dest);
+        let name = tmp.file_name().unwrap().to_str().unwrap();
+        assert_eq!(temporary_pid(name), Some(std::process::id()));
+        // A dead process's temporary is removed; a live one's (ours) is kept.
+        fs::write(&tmp, b"mine").unwrap();
+        let dead = dir.path().join(".states.bin.tmp-4000000000");
+        fs::write(&dead, b"x").unwrap();
+        let removed = remove_stale_temporaries(dir.path());
+        assert_eq!(removed, vec![".states.bin.tmp-4000000000".to_owned()]);
+        assert!(tmp.exists() && !dead.exists());
+    }
+}

@@ -1,0 +1,341 @@
+//! The one seam through which a puzzle family enters the pipeline and the command line.
+//!
+//! A family implements [`Driver`] (usually in its own crate, beside its model) and is listed once
+//! in the `registry` crate. The driver declares:
+//!
+//! * its pipeline section: [`Driver::load`] deserializes a typed serde config from the section
+//!   (errors point at the line) and validates it into a [`Section`];
+//! * the spaces the section builds ([`Section::spaces`]): each a [`Puzzle`], its metrics, its own
+//!   summary columns ([`SpaceSpec::tags`]) and which per-position tables it wants;
+//! * its answer per space, its records and its extra tables, read off the finished artifacts
+//!   through [`SpaceView`]s (plain slices: the driver never touches a file);
+//! * its notation, an example section, and optionally a contest judge.
+//!
+//! The pipeline crate runs every section the same way: stages per space, answers, then one
+//! export (summary, records, histograms, states tables, the driver's extra tables).
+
+use std::cell::RefCell;
+use std::fmt;
+
+use rayon::prelude::*;
+use serde::de::DeserializeOwned;
+
+use crate::table::{Table, Value};
+use crate::{Puzzle, UNREACHABLE};
+
+/// A contest judge: the whole judge input in, the exact judge output out; an error names the
+/// case and line.
+pub type Judge = fn(&str) -> Result<String, String>;
+
+/// Most `farthest` records per space and metric (the summary counts them all).
+pub const FARTHEST_CAP: usize = 100;
+
+/// A puzzle family as the pipeline and the command line see it.
+pub trait Driver: Send + Sync {
+    /// The pipeline section's name, also the family's name on the command line (`huarong`,
+    /// `square-destroyer`, …).
+    fn name(&self) -> &'static str;
+
+    /// One line saying what the family is.
+    fn about(&self) -> &'static str;
+
+    /// How positions are written (what `render` prints and `parse` reads).
+    fn notation(&self) -> &'static str;
+
+    /// A complete pipeline section in TOML, its header included and every key present:
+    /// documentation, and the base the contract tests perturb key by key.
+    fn example(&self) -> &'static str;
+
+    /// Reads and validates the pipeline section.
+    fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, String>;
+
+    /// The family's contest judge, if it has one.
+    fn judge(&self) -> Option<Judge> {
+        None
+    }
+}
+
+/// A validated pipeline section: what to build and what to read off it.
+pub trait Section: Send + Sync + fmt::Debug {
+    /// The state spaces, in run order. Spaces with [`SpaceSpec::summary`] off are built only for
+    /// records (e.g. the unlabeled space of a named layout's piece set).
+    fn spaces(&self) -> Plan;
+
+    /// The family's own question answered for one finished space (`summary.answer`), if any.
+    fn answer(&self, space: &SpaceView<'_>) -> Option<u64> {
+        let _ = space;
+        None
+    }
+
+    /// `records.parquet` rows. The default: per summary space and metric, its named positions,
+    /// then its farthest solvable positions (at most [`FARTHEST_CAP`]).
+    fn records(&self, spaces: &[SpaceView<'_>]) -> Vec<Record> {
+        default_records(spaces)
+    }
+
+    /// Extra Parquet tables (file name, table) beyond the ones every pipeline writes.
+    fn tables(&self, spaces: &[SpaceView<'_>]) -> Vec<(String, Table)> {
+        let _ = spaces;
+        Vec::new()
+    }
+}
+
+/// The spaces a section builds, and remarks for the log (e.g. a space skipped as empty).
+#[derive(Debug, Default)]
+pub struct Plan {
+    pub spaces: Vec<SpaceSpec>,
+    pub notes: Vec<String>,
+}
+
+/// How a states table identifies its positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateKey {
+    /// A `layout` column: the puzzle's rendering of each state.
+    Layout,
+    /// A `u32` column `name` holding `index / per` (a labeled space whose states come in blocks
+    /// of `per` over an unlabeled one: the unlabeled index, so the two tables join).
+    Block { name: &'static str, per: u64 },
+}
+
+/// One state space of a section.
+pub struct SpaceSpec {
+    pub puzzle: Box<dyn Puzzle>,
+    /// Metric indices (into `puzzle.metrics()`) the graph, components and distances run in.
+    pub metrics: Vec<usize>,
+    /// In the summary, the histograms and the per-position tables; `false`: built only so that
+    /// records can be read off it.
+    pub summary: bool,
+    /// The family's own columns for this space, in the summary, histograms, component sizes
+    /// and records (every space of a section has the same names). `piece_set` and `labeled`
+    /// are in every summary; a family that sets neither gets `""` and `false`.
+    pub tags: Vec<(&'static str, Value)>,
+    pub key: StateKey,
+    /// Write `states-<space>.parquet` (one row per position).
+    pub states_table: bool,
+    /// Write `components-<space>.parquet` (one row per component and metric).
+    pub components_table: bool,
+    /// Named positions (name, code) for the default records.
+    pub named: Vec<(String, u64)>,
+}
+
+impl fmt::Debug for SpaceSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SpaceSpec")
+            .field("space", &self.puzzle.space_id())
+            .field("metrics", &self.metrics)
+            .field("summary", &self.summary)
+            .field("tags", &self.tags)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SpaceSpec {
+    /// A summary space with a layout column and both per-position tables.
+    pub fn new(puzzle: Box<dyn Puzzle>, metrics: Vec<usize>) -> Self {
+        SpaceSpec {
+            puzzle,
+            metrics,
+            summary: true,
+            tags: Vec::new(),
+            key: StateKey::Layout,
+            states_table: true,
+            components_table: true,
+            named: Vec::new(),
+        }
+    }
+
+    /// The tag `name`, if the family set it.
+    pub fn tag(&self, name: &str) -> Option<&Value> {
+        self.tags.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
+}
+
+/// A finished space's artifacts as plain slices (the pipeline opened and verified them).
+#[derive(Debug)]
+pub struct SpaceView<'a> {
+    pub spec: &'a SpaceSpec,
+    /// Position of this space in its [`Plan`].
+    pub index: usize,
+    /// State codes in index order (sorted).
+    pub codes: &'a [u64],
+    pub metrics: Vec<MetricView<'a>>,
+}
+
+/// One metric's artifacts of a finished space.
+#[derive(Debug, Clone, Copy)]
+pub struct MetricView<'a> {
+    pub name: &'a str,
+    /// CSR offsets (one per state plus one) and targets.
+    pub offsets: &'a [u64],
+    pub targets: &'a [u32],
+    /// Component id of every state, and the size of every component.
+    pub components: &'a [u32],
+    pub component_sizes: &'a [u64],
+    /// Distance of every state, [`UNREACHABLE`] where none.
+    pub distances: &'a [u16],
+}
+
+impl MetricView<'_> {
+    /// The distance of state `index`, `None` if unreachable.
+    pub fn distance(&self, index: u32) -> Option<u32> {
+        let d = self.distances[index as usize];
+        (d != UNREACHABLE).then_some(d as u32)
+    }
+
+    /// The size of the component of state `index`.
+    pub fn component_size(&self, index: u32) -> u64 {
+        self.component_sizes[self.components[index as usize] as usize]
+    }
+
+    /// The largest finite distance, if any state has one.
+    pub fn max_distance(&self) -> Option<u16> {
+        self.distances
+            .par_iter()
+            .copied()
+            .filter(|&d| d != UNREACHABLE)
+            .max()
+    }
+
+    /// Indices of the states at the largest finite distance, in index order.
+    pub fn farthest(&self) -> Vec<u32> {
+        farthest(self.distances)
+    }
+}
+
+impl SpaceView<'_> {
+    pub fn puzzle(&self) -> &dyn Puzzle {
+        self.spec.puzzle.as_ref()
+    }
+
+    /// The dense index of `code` (the codes are sorted).
+    pub fn index_of(&self, code: u64) -> Option<u32> {
+        self.codes.binary_search(&code).ok().map(|i| i as u32)
+    }
+}
+
+/// Indices of the states at the largest finite distance, in index order.
+pub fn farthest(values: &[u16]) -> Vec<u32> {
+    let max = values
+        .par_iter()
+        .copied()
+        .filter(|&d| d != UNREACHABLE)
+        .max();
+    match max {
+        None => Vec::new(),
+        Some(max) => values
+            .par_iter()
+            .enumerate()
+            .filter(|(_, d)| **d == max)
+            .map(|(i, _)| i as u32)
+            .collect(),
+    }
+}
+
+/// One row of `records.parquet`: a position of a space, measured in one metric. The pipeline
+/// fills in its layout, space, tags, moves and component size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    pub name: String,
+    /// Index of the space in the [`Plan`].
+    pub space: usize,
+    /// Index into that space's [`SpaceView::metrics`].
+    pub metric: usize,
+    /// The state's dense index.
+    pub state: u32,
+}
+
+/// Per summary space and metric: the named positions, then the farthest ones.
+pub fn default_records(spaces: &[SpaceView<'_>]) -> Vec<Record> {
+    let mut out = Vec::new();
+    for s in spaces.iter().filter(|s| s.spec.summary) {
+        for (mi, m) in s.metrics.iter().enumerate() {
+            for (name, code) in &s.spec.named {
+                if let Some(state) = s.index_of(*code) {
+                    out.push(Record {
+                        name: name.clone(),
+                        space: s.index,
+                        metric: mi,
+                        state,
+                    });
+                }
+            }
+            for state in m.farthest().into_iter().take(FARTHEST_CAP) {
+                out.push(Record {
+                    name: "farthest".to_owned(),
+                    space: s.index,
+                    metric: mi,
+                    state,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A pipeline section as a driver receives it: typed deserialization with errors that point at
+/// the line of the pipeline file, and reading the files the section names.
+pub struct SectionInput<'a> {
+    name: &'a str,
+    document: &'a str,
+    reader: &'a dyn Fn(&str) -> Result<String, String>,
+    read: RefCell<Vec<(String, String)>>,
+}
+
+impl fmt::Debug for SectionInput<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SectionInput")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> SectionInput<'a> {
+    /// The section `name` of the pipeline file `document`; `reader` reads a file the section
+    /// names (the pipeline loader's IO, so drivers stay pure).
+    pub fn new(
+        name: &'a str,
+        document: &'a str,
+        reader: &'a dyn Fn(&str) -> Result<String, String>,
+    ) -> Self {
+        SectionInput {
+            name,
+            document,
+            reader,
+            read: RefCell::new(Vec::new()),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        self.name
+    }
+
+    /// The section as `T` (a serde config, usually with `deny_unknown_fields`). The error
+    /// quotes the offending line of the pipeline file.
+    pub fn deserialize<T: DeserializeOwned>(&self) -> Result<T, String> {
+        use toml::de::{DeTable, ValueDeserializer};
+        let doc = DeTable::parse(self.document).map_err(|e| e.to_string())?;
+        let value = doc
+            .into_inner()
+            .into_iter()
+            .find(|(k, _)| k.get_ref().as_ref() == self.name)
+            .map(|(_, v)| v)
+            .ok_or_else(|| format!("no [{}] section", self.name))?;
+        T::deserialize(ValueDeserializer::from(value)).map_err(|mut e| {
+            e.set_input(Some(self.document));
+            e.to_string().trim_end().to_owned()
+        })
+    }
+
+    /// Reads a file the section names (a path relative to the current directory); the file and
+    /// its contents become part of the export fingerprint.
+    pub fn read_file(&self, path: &str) -> Result<String, String> {
+        let text = (self.reader)(path)?;
+        self.read.borrow_mut().push((path.to_owned(), text.clone()));
+        Ok(text)
+    }
+
+    /// The files read so far, in order, with their contents.
+    pub fn files_read(&self) -> Vec<(String, String)> {
+        self.read.borrow().clone()
+    }
+}

@@ -1,0 +1,74 @@
+//! The terminal side of a run's progress: indicatif bars on stderr (only on a terminal), one
+//! line per finished stage, and notes.
+
+use std::io::IsTerminal;
+use std::sync::Arc;
+
+use huarong_core::{Bar, Outcome, Report};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Prints to stderr; bars only when stderr is a terminal.
+#[derive(Debug)]
+pub struct Terminal {
+    bars: bool,
+}
+
+impl Terminal {
+    pub fn new() -> Self {
+        Terminal {
+            bars: std::io::stderr().is_terminal(),
+        }
+    }
+}
+
+struct IndicatifBar(ProgressBar);
+
+impl Bar for IndicatifBar {
+    fn inc(&self, n: u64) {
+        self.0.inc(n);
+    }
+
+    fn set_length(&self, len: u64) {
+        self.0.set_length(len);
+    }
+
+    fn set_position(&self, pos: u64) {
+        self.0.set_position(pos);
+    }
+
+    fn set_message(&self, message: &str) {
+        self.0.set_message(message.to_owned());
+    }
+
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+impl Report for Terminal {
+    fn bar(&self, len: u64, label: &str) -> Arc<dyn Bar> {
+        let bar = if self.bars {
+            let b = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{msg:>28} [{bar:40.cyan/blue}] {pos}/{len} ({elapsed_precise})",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
+            );
+            b
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_message(label.to_owned());
+        Arc::new(IndicatifBar(bar))
+    }
+
+    fn stage(&self, space: &str, stage: &str, seconds: f64, outcome: &Outcome) {
+        eprintln!("  {space:<22} {stage:<15} {seconds:>8.3} s  {outcome}");
+    }
+
+    fn note(&self, message: &str) {
+        eprintln!("  {message}");
+    }
+}

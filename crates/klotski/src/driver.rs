@@ -1,0 +1,294 @@
+//! Huarong Dao in the pipeline: the `[huarong]` section (piece sets, unlabeled and labeled
+//! spaces, metrics), the records of the named layouts, the farthest and the hardest positions.
+
+use huarong_core::driver::{
+    Driver, FARTHEST_CAP, Plan, Record, Section, SectionInput, SpaceSpec, SpaceView, StateKey,
+};
+use huarong_core::table::Value;
+use rayon::prelude::*;
+use serde::Deserialize;
+
+use crate::{Labeled, Metric, PieceSet, Unlabeled, named};
+
+/// The registry entry.
+#[derive(Debug)]
+pub struct HuarongDriver;
+
+/// Which spaces of a piece set to build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SpaceKind {
+    Unlabeled,
+    Labeled,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Config {
+    piece_sets: Vec<String>,
+    spaces: Vec<SpaceKind>,
+    metrics: Vec<String>,
+    #[serde(default = "yes")]
+    state_tables: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A validated `[huarong]` section.
+#[derive(Debug, Clone)]
+pub struct HuarongSection {
+    pub piece_sets: Vec<PieceSet>,
+    pub spaces: Vec<SpaceKind>,
+    pub metrics: Vec<Metric>,
+    /// Write `states-<space>.parquet` and `components-<space>.parquet`; the universe turns them
+    /// off and keeps the distributions.
+    pub state_tables: bool,
+}
+
+impl Driver for HuarongDriver {
+    fn name(&self) -> &'static str {
+        "huarong"
+    }
+
+    fn about(&self) -> &'static str {
+        "Huarong Dao (华容道, Klotski): a 2x2 Cao Cao, 2x1 and 1x2 generals, 1x1 soldiers on a 4x5 board"
+    }
+
+    fn notation(&self) -> &'static str {
+        "five rows of four from C H V S . joined by '/', e.g. VCCV/VCCV/VHHV/VSSV/S..S; labeled: \
+         1-7 vertical, A-G horizontal, a-n soldiers, e.g. 1CC2/1CC2/3HH4/3ab4/c..d"
+    }
+
+    fn example(&self) -> &'static str {
+        "[huarong]\n\
+         piece_sets = [\"h1v4s4\"]  # h<horizontal>v<vertical>s<soldiers> each, or \"all\"\n\
+         spaces = [\"unlabeled\", \"labeled\"]\n\
+         metrics = [\"step\", \"straight\", \"piece\"]\n\
+         state_tables = true      # per-position states/components tables\n"
+    }
+
+    fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, String> {
+        let h: Config = section.deserialize()?;
+        if h.piece_sets.is_empty() || h.spaces.is_empty() || h.metrics.is_empty() {
+            return Err("[huarong] needs at least one piece set, space and metric".into());
+        }
+        let mut piece_sets = Vec::new();
+        for s in &h.piece_sets {
+            if s == "all" {
+                // Every valid piece set (204; the one without positions is skipped).
+                piece_sets.extend(PieceSet::all());
+            } else {
+                piece_sets.push(
+                    s.parse::<PieceSet>()
+                        .map_err(|e| format!("[huarong] piece_sets: {e}"))?,
+                );
+            }
+        }
+        let metrics = h
+            .metrics
+            .iter()
+            .map(|m| {
+                Metric::from_name(m).ok_or_else(|| {
+                    format!("[huarong] metrics: unknown metric {m:?} (use step, straight, piece)")
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Box::new(HuarongSection {
+            piece_sets: dedup(piece_sets),
+            spaces: dedup(h.spaces),
+            metrics: dedup(metrics),
+            state_tables: h.state_tables,
+        }))
+    }
+}
+
+fn dedup<T: PartialEq>(items: Vec<T>) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    for x in items {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// The piece set of a named layout.
+fn named_set(layout: &str) -> PieceSet {
+    crate::parse(layout)
+        .expect("named layouts parse")
+        .board
+        .piece_set()
+}
+
+impl HuarongSection {
+    fn spec(
+        &self,
+        puzzle: Box<dyn huarong_core::Puzzle>,
+        set: PieceSet,
+        labeled: bool,
+    ) -> SpaceSpec {
+        let mut s = SpaceSpec::new(puzzle, self.metrics.iter().map(|&m| m as usize).collect());
+        s.tags = vec![
+            ("piece_set", Value::Str(set.to_string())),
+            ("labeled", Value::Bool(labeled)),
+        ];
+        s.states_table = self.state_tables;
+        s.components_table = self.state_tables;
+        s
+    }
+
+    /// The piece sets the run measures (with positions), in the section's order.
+    fn ran_sets(spaces: &[SpaceView<'_>]) -> Vec<PieceSet> {
+        let mut sets = Vec::new();
+        for s in spaces.iter().filter(|s| s.spec.summary) {
+            let set = set_of(s);
+            if !sets.contains(&set) {
+                sets.push(set);
+            }
+        }
+        sets
+    }
+}
+
+fn set_of(space: &SpaceView<'_>) -> PieceSet {
+    match space.spec.tag("piece_set") {
+        Some(Value::Str(s)) => s.parse().expect("a piece set this section wrote"),
+        _ => unreachable!("every Huarong Dao space has a piece set"),
+    }
+}
+
+fn is_unlabeled(space: &SpaceView<'_>) -> bool {
+    space.spec.tag("labeled") == Some(&Value::Bool(false))
+}
+
+impl Section for HuarongSection {
+    /// Per piece set with positions, its unlabeled and labeled spaces as asked; then the
+    /// unlabeled spaces the records need that the run does not build (named layouts of other
+    /// piece sets, or of a set run labeled only).
+    fn spaces(&self) -> Plan {
+        let bases: Vec<Unlabeled> = self
+            .piece_sets
+            .par_iter()
+            .map(|&s| Unlabeled::new(s))
+            .collect();
+        let mut plan = Plan::default();
+        let mut unlabeled_sets = Vec::new();
+        let mut ran = Vec::new();
+        for base in bases {
+            let set = base.piece_set();
+            if base.is_empty() {
+                plan.notes.push(format!("{set}: no positions: skipped"));
+                continue;
+            }
+            ran.push(set);
+            for &kind in &self.spaces {
+                match kind {
+                    SpaceKind::Unlabeled => {
+                        unlabeled_sets.push(set);
+                        plan.spaces
+                            .push(self.spec(Box::new(base.clone()), set, false));
+                    }
+                    SpaceKind::Labeled => match Labeled::over(base.clone()) {
+                        Ok(l) => {
+                            let per = l.per_canonical() as u64;
+                            let mut s = self.spec(Box::new(l), set, true);
+                            s.key = StateKey::Block {
+                                name: "canonical",
+                                per,
+                            };
+                            plan.spaces.push(s);
+                        }
+                        Err(e) => plan
+                            .notes
+                            .push(format!("{set}: labeled space skipped: {e}")),
+                    },
+                }
+            }
+        }
+        let mut record_sets = ran;
+        for (_, layout) in named::LAYOUTS {
+            let set = named_set(layout);
+            if !record_sets.contains(&set) {
+                record_sets.push(set);
+            }
+        }
+        for set in record_sets {
+            if !unlabeled_sets.contains(&set) {
+                let mut s = self.spec(Box::new(Unlabeled::new(set)), set, false);
+                s.summary = false;
+                s.states_table = false;
+                s.components_table = false;
+                plan.spaces.push(s);
+            }
+        }
+        plan
+    }
+
+    /// The named layouts (in every metric), the farthest positions of every piece set the run
+    /// measured, and over several piece sets the `hardest` positions of them all; all read off
+    /// the unlabeled spaces.
+    fn records(&self, spaces: &[SpaceView<'_>]) -> Vec<Record> {
+        let unlabeled_of = |set: PieceSet| {
+            spaces
+                .iter()
+                .find(|s| is_unlabeled(s) && set_of(s) == set)
+                .expect("the plan has the unlabeled space of every record's piece set")
+        };
+        let mut records = Vec::new();
+        for (name, layout) in named::LAYOUTS {
+            let board = crate::parse(layout).expect("named layouts parse").board;
+            let u = unlabeled_of(board.piece_set());
+            let state = u.index_of(board.code()).expect("a layout is in its space");
+            for metric in 0..u.metrics.len() {
+                records.push(Record {
+                    name: (*name).to_owned(),
+                    space: u.index,
+                    metric,
+                    state,
+                });
+            }
+        }
+        let sets = Self::ran_sets(spaces);
+        for &set in &sets {
+            let u = unlabeled_of(set);
+            for (metric, m) in u.metrics.iter().enumerate() {
+                for state in m.farthest().into_iter().take(FARTHEST_CAP) {
+                    records.push(Record {
+                        name: "farthest".to_owned(),
+                        space: u.index,
+                        metric,
+                        state,
+                    });
+                }
+            }
+        }
+        if sets.len() > 1 {
+            let us: Vec<&SpaceView<'_>> = sets.iter().map(|&s| unlabeled_of(s)).collect();
+            for metric in 0..self.metrics.len() {
+                let at_max = |u: &SpaceView<'_>| u.metrics[metric].max_distance().unwrap_or(0);
+                let Some(max) = us.iter().map(|u| at_max(u)).max() else {
+                    continue;
+                };
+                let hardest = us
+                    .iter()
+                    .filter(|u| at_max(u) == max)
+                    .flat_map(|u| {
+                        u.metrics[metric]
+                            .farthest()
+                            .into_iter()
+                            .map(|state| Record {
+                                name: "hardest".to_owned(),
+                                space: u.index,
+                                metric,
+                                state,
+                            })
+                    })
+                    .take(FARTHEST_CAP);
+                records.extend(hardest);
+            }
+        }
+        records
+    }
+}

@@ -1,0 +1,136 @@
+//! The export: every pipeline's Parquet tables, from its finished spaces, skipped when a
+//! verified manifest says they were written from the same inputs.
+//!
+//! The export's fingerprint covers everything that can change a byte of a table: the export's
+//! own version ([`VERSION`]), the pipeline section as written and the files it read
+//! ([`Pipeline::section_key`]), and the id and artifact checksums of every space.
+
+use std::path::Path;
+
+use huarong_core::driver::{Plan, SpaceView};
+use huarong_core::{Fingerprint, Outcome, Table};
+
+use crate::run::{RunOptions, SpaceReport};
+use crate::tables::{self, OpenSpace};
+use crate::{Pipeline, PipelineError, manifest, space_dir};
+
+/// The export's algorithm version: bump it whenever the same inputs give other table bytes.
+/// 4: one export path for every puzzle (the registry); `component_sizes.parquet` for all.
+pub const VERSION: u32 = 4;
+
+/// The fingerprint the export of `pipeline` over `plan`'s spaces in `output` must carry (the
+/// spaces' artifact headers are read, not verified: the stages just did that).
+pub fn fingerprint(pipeline: &Pipeline, plan: &Plan, output: &Path) -> Result<u64, PipelineError> {
+    let mut fp = Fingerprint::new("export", VERSION);
+    fp.add_u64(pipeline.section_key);
+    fp.add_list(plan.spaces.len());
+    for spec in &plan.spaces {
+        fp.add_str(&spec.puzzle.space_id())
+            .add_u64(manifest::space_checksum(&space_dir(output, spec), spec)?);
+    }
+    Ok(fp.finish())
+}
+
+/// Writes the Parquet tables (or reuses a verified export with the same inputs); fills in the
+/// summary spaces' answers when it writes.
+pub fn export(
+    pipeline: &Pipeline,
+    plan: &Plan,
+    reports: &mut [SpaceReport],
+    output: &Path,
+    opts: &RunOptions,
+) -> Result<(Vec<(String, u64)>, Outcome), PipelineError> {
+    let fingerprint = fingerprint(pipeline, plan, output)?;
+    let manifest_path = output.join(manifest::FILE);
+    let outcome = if opts.force {
+        Outcome::Built
+    } else {
+        match manifest::verify(&manifest_path, fingerprint) {
+            Ok(tables) => return Ok((tables, Outcome::Reused)),
+            Err(manifest::Unusable::Missing) => Outcome::Built,
+            Err(manifest::Unusable::Invalid(why)) => Outcome::Rebuilt(why),
+        }
+    };
+    let tables = write(pipeline, plan, reports, output)?;
+    manifest::write(&manifest_path, fingerprint, output, &tables)?;
+    Ok((tables, outcome))
+}
+
+fn write(
+    pipeline: &Pipeline,
+    plan: &Plan,
+    reports: &mut [SpaceReport],
+    output: &Path,
+) -> Result<Vec<(String, u64)>, PipelineError> {
+    let opened: Vec<OpenSpace> = plan
+        .spaces
+        .iter()
+        .map(|s| OpenSpace::open(s.puzzle.as_ref(), &space_dir(output, s), &s.metrics))
+        .collect::<Result<_, _>>()?;
+    let views: Vec<SpaceView<'_>> = opened
+        .iter()
+        .zip(&plan.spaces)
+        .enumerate()
+        .map(|(k, (o, s))| o.view(s, k))
+        .collect();
+    let summary: Vec<usize> = (0..views.len())
+        .filter(|&k| plan.spaces[k].summary)
+        .collect();
+    for &k in &summary {
+        reports[k].answer = pipeline.section.answer(&views[k]);
+    }
+    let columns =
+        tables::tag_columns(&summary.iter().map(|&k| &plan.spaces[k]).collect::<Vec<_>>());
+
+    let mut written = Vec::new();
+    let mut put = |name: String, size: u64| written.push((name, size));
+    let (mut sizes, mut dist_hist, mut deg_hist) = (Vec::new(), Vec::new(), Vec::new());
+    for &k in &summary {
+        let (view, spec, report) = (&views[k], &plan.spaces[k], &reports[k]);
+        let goals = tables::goals(view);
+        let id = &report.space_id;
+        if spec.states_table {
+            let name = format!("states-{id}.parquet");
+            put(
+                name.clone(),
+                tables::write_states(view, &goals, &output.join(&name))?,
+            );
+        }
+        if spec.components_table {
+            let name = format!("components-{id}.parquet");
+            put(
+                name.clone(),
+                tables::write_components(view, &goals, &output.join(&name))?,
+            );
+        }
+        sizes.push(tables::component_sizes(view, &goals, &columns));
+        let (d, g) = tables::histograms(report, &columns);
+        dist_hist.push(d);
+        deg_hist.push(g);
+    }
+    let summary_reports: Vec<&SpaceReport> = summary.iter().map(|&k| &reports[k]).collect();
+    let records = pipeline.section.records(&views);
+    let mut files: Vec<(String, Vec<Table>)> = vec![
+        ("component_sizes.parquet".into(), sizes),
+        ("distance_histogram.parquet".into(), dist_hist),
+        ("degree_histogram.parquet".into(), deg_hist),
+        (
+            "summary.parquet".into(),
+            vec![tables::summary(&summary_reports, &columns)],
+        ),
+        (
+            "records.parquet".into(),
+            vec![tables::records(&records, &views)],
+        ),
+    ];
+    for (name, table) in pipeline.section.tables(&views) {
+        files.push((name, vec![table]));
+    }
+    for (name, parts) in files {
+        put(
+            name.clone(),
+            tables::write_tables(parts, &output.join(&name))?,
+        );
+    }
+    Ok(written)
+}

@@ -1,0 +1,71 @@
+//! After a run, the output folder holds exactly what the pipeline produces: Parquet tables that
+//! the export did not write (a space or table the pipeline no longer has) and artifacts of
+//! spaces or metrics it no longer builds are removed, so the folder equals a fresh run's and
+//! `huarong verify` finds nothing unlisted.
+//!
+//! Only files the pipeline could have written are touched: `*.parquet` directly in the output
+//! folder, and files in its space folders that carry the artifact magic. Anything else is left
+//! alone; a space folder is removed only when pruning emptied it.
+
+use std::collections::HashSet;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use huarong_core::artifact::MAGIC;
+use huarong_core::driver::Plan;
+
+use crate::manifest;
+
+/// Removes leftovers from `output` (see the module docs); returns their paths relative to it.
+pub fn prune(output: &Path, plan: &Plan, tables: &[(String, u64)]) -> io::Result<Vec<PathBuf>> {
+    let mut keep: HashSet<PathBuf> = tables.iter().map(|(n, _)| PathBuf::from(n)).collect();
+    keep.insert(PathBuf::from(manifest::FILE));
+    for spec in &plan.spaces {
+        let dir = PathBuf::from(spec.puzzle.space_id());
+        for name in manifest::artifact_names(spec) {
+            keep.insert(dir.join(name));
+        }
+    }
+    let mut removed = Vec::new();
+    let mut entries: Vec<_> = std::fs::read_dir(output)?.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let path = entry.path();
+        let rel = PathBuf::from(entry.file_name());
+        if path.is_dir() {
+            removed.extend(prune_space_dir(&path, &rel, &keep)?);
+        } else if path.extension().is_some_and(|e| e == "parquet") && !keep.contains(&rel) {
+            std::fs::remove_file(&path)?;
+            removed.push(rel);
+        }
+    }
+    Ok(removed)
+}
+
+fn prune_space_dir(dir: &Path, rel: &Path, keep: &HashSet<PathBuf>) -> io::Result<Vec<PathBuf>> {
+    let mut removed = Vec::new();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)?.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let path = entry.path();
+        let name = rel.join(entry.file_name());
+        if path.is_file() && !keep.contains(&name) && is_artifact(&path) {
+            std::fs::remove_file(&path)?;
+            removed.push(name);
+        }
+    }
+    if !removed.is_empty() && std::fs::read_dir(dir)?.next().is_none() {
+        std::fs::remove_dir(dir)?;
+    }
+    Ok(removed)
+}
+
+/// Whether the file starts with the artifact magic.
+fn is_artifact(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 8];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && head == MAGIC
+}
