@@ -8,14 +8,11 @@
 //! --release -p huarong --test baseline`.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 mod common;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::root;
 
 /// `file -> checksum` for every artifact (header's payload checksum, after full verification)
 /// and Parquet file (xxh3 of the file) under `dir`.

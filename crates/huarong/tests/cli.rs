@@ -1,31 +1,13 @@
 //! The `huarong` binary as a user runs it: `run`, `solve`, exit codes and `--json`.
 
-use std::path::Path;
-use std::process::{Command, Output};
-
 use klotski::solve::is_move;
 use klotski::{Metric, parse};
 
-fn huarong(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_huarong"))
-        .args(args)
-        .output()
-        .expect("run huarong")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{huarong, stderr, stdout};
 
 fn pipeline_file() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../pipelines/huarong-canonical.toml")
-        .to_string_lossy()
-        .into_owned()
+    common::pipeline("huarong-canonical.toml")
 }
 
 /// Checks a printed path: starts at `start`, legal move by move, ends at a goal.

@@ -2,15 +2,9 @@
 //! `inspect` of the canonical outputs (snapshots).
 
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn huarong(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_huarong"))
-        .args(args)
-        .env_remove("COLUMNS")
-        .output()
-        .expect("run huarong")
-}
+mod common;
+use common::huarong;
 
 fn ok(args: &[&str]) -> String {
     let o = huarong(args);

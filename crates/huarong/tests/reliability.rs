@@ -3,28 +3,17 @@
 //! the middle of each stage, then rerun, ends with exactly the outputs of an uninterrupted run.
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{assert_same_outputs, snapshot};
+use common::{assert_same_outputs, huarong_with, pipeline, snapshot};
 
 fn huarong(args: &[&str], threads: Option<&str>) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_huarong"));
-    c.args(args);
-    if let Some(t) = threads {
-        c.env("RAYON_NUM_THREADS", t);
+    match threads {
+        Some(t) => huarong_with(args, &[("RAYON_NUM_THREADS", t)]),
+        None => huarong_with(args, &[]),
     }
-    c.output().expect("run huarong")
-}
-
-fn pipeline(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../pipelines")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
 }
 
 #[test]
@@ -106,17 +95,11 @@ fn one_or_two_threads_give_identical_outputs() {
     }
 }
 
-/// The stages of a run in order, with their wall times, from its log.
+/// The stages of a run in order ("space stage"), with their wall times, from its log.
 fn stage_log(stderr: &str) -> Vec<(String, f64)> {
-    stderr
-        .lines()
-        .filter_map(|l| {
-            let (head, rest) = l.split_once(" s  ")?;
-            let _ = rest;
-            let mut words: Vec<&str> = head.split_whitespace().collect();
-            let secs: f64 = words.pop()?.parse().ok()?;
-            Some((words.join(" "), secs))
-        })
+    common::stage_log(stderr)
+        .into_iter()
+        .map(|l| (format!("{} {}", l.space, l.stage), l.seconds))
         .collect()
 }
 

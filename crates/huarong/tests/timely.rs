@@ -1,23 +1,14 @@
 //! The timely engine from the command line: 1 and 2 workers in one process, and 2 processes
 //! over loopback, write byte-identical outputs (artifacts and Parquet) to the local engine's.
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::assert_same_outputs;
+use common::{assert_same_outputs, pipeline};
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_huarong")
-}
-
-fn pipeline(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../pipelines")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
 }
 
 fn run(args: &[&str]) {

@@ -1,8 +1,91 @@
 #![allow(dead_code)] // each test binary uses some of the helpers
-//! Helpers shared by the integration tests that compare whole output folders.
+//! Helpers shared by the binary's integration tests: running `huarong`, locating the bundled
+//! pipelines, reading a run's stage log, and comparing whole output folders.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository's root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs `huarong` with `args` (and `COLUMNS` unset, so pictures have their default width).
+pub fn huarong(args: &[&str]) -> Output {
+    huarong_with(args, &[])
+}
+
+/// Runs `huarong` with `args` and extra environment variables.
+pub fn huarong_with(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_huarong"));
+    c.args(args).env_remove("COLUMNS");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("run huarong")
+}
+
+/// Runs `huarong` and asserts it succeeded; returns its stderr (the stage log).
+pub fn ok(args: &[&str]) -> String {
+    let o = huarong(args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    stderr(&o)
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The path of a bundled pipeline, e.g. `pipeline("solitaire.toml")`.
+pub fn pipeline(name: &str) -> String {
+    root()
+        .join("pipelines")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// One line of a run's stage log: space, stage, seconds, outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageLine {
+    pub space: String,
+    pub stage: String,
+    pub seconds: f64,
+    pub outcome: String,
+}
+
+impl StageLine {
+    pub fn reused(&self) -> bool {
+        self.outcome == "verified, reused"
+    }
+}
+
+/// The stage lines of a run's log, in order.
+pub fn stage_log(stderr: &str) -> Vec<StageLine> {
+    stderr
+        .lines()
+        .filter_map(|l| {
+            let (head, outcome) = l.split_once(" s  ")?;
+            let mut words: Vec<&str> = head.split_whitespace().collect();
+            let seconds: f64 = words.pop()?.parse().ok()?;
+            if words.len() < 2 {
+                return None;
+            }
+            let space = words.remove(0).to_owned();
+            Some(StageLine {
+                space,
+                stage: words.join(" "),
+                seconds,
+                outcome: outcome.to_owned(),
+            })
+        })
+        .collect()
+}
 
 /// Every file under `dir` (relative path → bytes).
 pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {

@@ -1,0 +1,413 @@
+//! The contract every registered puzzle family keeps, checked through the registry so that a
+//! new family is covered the day it is added (the test fails until it has a case here):
+//!
+//! * **No stale reuse.** For every key of its pipeline section (every key its `example()`
+//!   shows) and the pipeline's own keys: change it, rerun into the old folder without
+//!   `--force`, and the folder is byte-identical to a fresh run of the changed file — while the
+//!   stages the change does not touch are reused (the log says which were rebuilt).
+//! * **Notation.** `parse(render(state)) == state` for sampled states of every space.
+//! * **Moves.** In undirected spaces every move can be undone.
+//! * **Threads.** One and two threads write byte-identical folders.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use huarong_core::Puzzle;
+use pipeline::Pipeline;
+
+mod common;
+use common::{assert_same_outputs, ok, stage_log};
+
+/// A change to a pipeline and what it may rebuild.
+struct Case {
+    /// Key paths the change touches (`boards.name` for a key of an array of tables).
+    keys: &'static [&'static str],
+    /// The section (and head) after the change.
+    text: String,
+    /// `(space prefix, stage prefix)` of the stage lines that must not be reused; every other
+    /// stage line must be. Each pattern must match at least one line.
+    rebuilt: &'static [(&'static str, &'static str)],
+}
+
+/// A family's small base pipeline and its perturbations.
+struct Family {
+    name: &'static str,
+    base: String,
+    cases: Vec<Case>,
+}
+
+const HEAD: &str = "name = \"contract\"\noutput = \"unused\"\n";
+const EXPORT: (&str, &str) = ("parquet", "export");
+
+fn doc(section: &str) -> String {
+    format!("{HEAD}{section}")
+}
+
+fn families() -> Vec<Family> {
+    let huarong = |sets: &str, spaces: &str, metrics: &str, tables: &str| {
+        doc(&format!(
+            "[huarong]\npiece_sets = {sets}\nspaces = {spaces}\nmetrics = {metrics}\n\
+             state_tables = {tables}\n"
+        ))
+    };
+    let solitaire = |start: &str, goal: &str| {
+        doc(&format!(
+            "[solitaire]\nstart = \"{start}\"\ngoal = \"{goal}\"\n"
+        ))
+    };
+    let og = |boards: &[(&str, &str)]| {
+        doc(&boards
+            .iter()
+            .map(|(n, b)| format!("[[omnigravity.boards]]\nname = \"{n}\"\nboard = \"{b}\"\n"))
+            .collect::<String>())
+    };
+    let (s1, s2) = (omnigravity::SAMPLES[0].1, omnigravity::SAMPLES[1].1);
+    // sample-1 with the obstacle of its third row moved one cell left.
+    let s1_moved = s1.replacen("/...#..../", "/..#...../", 1);
+    assert_ne!(s1_moved, s1);
+    let square = |ex: &str, sym: bool, sampled: &str, samples: u32, seed: u32| {
+        doc(&format!(
+            "[square-destroyer]\nexhaustive = {ex}\nsymmetric = {sym}\nsampled = {sampled}\n\
+             samples = {samples}\nseed = {seed}\n"
+        ))
+    };
+    let (u, l) = ("[\"unlabeled\", \"labeled\"]", "[\"unlabeled\"]");
+    let (sp, ssp) = (
+        "[\"step\", \"piece\"]",
+        "[\"step\", \"straight\", \"piece\"]",
+    );
+    vec![
+        Family {
+            name: "huarong",
+            base: huarong("[\"h2v1s2\"]", u, sp, "true"),
+            cases: vec![
+                Case {
+                    keys: &["piece_sets"],
+                    text: huarong("[\"h2v1s2\", \"h1v1s2\"]", u, sp, "true"),
+                    rebuilt: &[("h1v1s2-unlabeled", ""), ("h1v1s2-labeled", ""), EXPORT],
+                },
+                Case {
+                    keys: &["spaces"],
+                    text: huarong("[\"h2v1s2\"]", l, sp, "true"),
+                    rebuilt: &[EXPORT],
+                },
+                Case {
+                    keys: &["metrics"],
+                    text: huarong("[\"h2v1s2\"]", u, ssp, "true"),
+                    rebuilt: &[
+                        ("", "graph straight"),
+                        ("", "comps straight"),
+                        ("", "dist straight"),
+                        EXPORT,
+                    ],
+                },
+                Case {
+                    keys: &["state_tables"],
+                    text: huarong("[\"h2v1s2\"]", u, sp, "false"),
+                    rebuilt: &[EXPORT],
+                },
+            ],
+        },
+        Family {
+            name: "solitaire",
+            base: solitaire("4 4 4 5 5 4 6 5", "2 4 3 3 3 6 4 6"),
+            cases: vec![
+                Case {
+                    keys: &["start"],
+                    text: solitaire("4 4 4 5 5 4 6 6", "2 4 3 3 3 6 4 6"),
+                    rebuilt: &[("8x8-4", "dist move"), EXPORT],
+                },
+                // The goal decides only the export (distances run from the start).
+                Case {
+                    keys: &["goal"],
+                    text: solitaire("4 4 4 5 5 4 6 5", "4 4 4 5 5 4 6 5"),
+                    rebuilt: &[EXPORT],
+                },
+            ],
+        },
+        Family {
+            name: "omnigravity",
+            base: og(&[("sample-1", s1), ("sample-2", s2)]),
+            cases: vec![
+                Case {
+                    keys: &["boards.board"],
+                    text: og(&[("sample-1", &s1_moved), ("sample-2", s2)]),
+                    rebuilt: &[("sample-1", ""), EXPORT],
+                },
+                Case {
+                    keys: &["boards.name"],
+                    text: og(&[("sample-1", s1), ("second", s2)]),
+                    rebuilt: &[("second", ""), EXPORT],
+                },
+                Case {
+                    keys: &["boards"],
+                    text: og(&[("sample-1", s1)]),
+                    rebuilt: &[EXPORT],
+                },
+            ],
+        },
+        Family {
+            name: "square-destroyer",
+            base: square("[1]", true, "[3]", 2, 1),
+            cases: vec![
+                Case {
+                    keys: &["exhaustive"],
+                    text: square("[1, 2]", true, "[3]", 2, 1),
+                    rebuilt: &[("n2", ""), EXPORT],
+                },
+                Case {
+                    keys: &["symmetric"],
+                    text: square("[1]", false, "[3]", 2, 1),
+                    rebuilt: &[("n1", ""), EXPORT],
+                },
+                Case {
+                    keys: &["sampled"],
+                    text: square("[1]", true, "[3, 4]", 2, 1),
+                    rebuilt: &[EXPORT],
+                },
+                Case {
+                    keys: &["samples"],
+                    text: square("[1]", true, "[3]", 3, 1),
+                    rebuilt: &[EXPORT],
+                },
+                Case {
+                    keys: &["seed"],
+                    text: square("[1]", true, "[3]", 2, 2),
+                    rebuilt: &[EXPORT],
+                },
+            ],
+        },
+    ]
+}
+
+/// Dotted key paths of a TOML value (keys of tables inside arrays count as `array.key`).
+fn key_paths(value: &toml::Value, prefix: &str, out: &mut BTreeSet<String>) {
+    match value {
+        toml::Value::Table(t) => {
+            for (k, v) in t {
+                let path = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                out.insert(path.clone());
+                key_paths(v, &path, out);
+            }
+        }
+        toml::Value::Array(items) => {
+            for item in items {
+                key_paths(item, prefix, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The key paths of a family's section in a pipeline document.
+fn section_keys(text: &str, family: &str) -> BTreeSet<String> {
+    let doc: toml::Table = toml::from_str(text).unwrap();
+    let mut out = BTreeSet::new();
+    key_paths(&doc[family], "", &mut out);
+    out
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Runs `text` fresh, and over a copy of `base_out` (the base's outputs) without `--force`;
+/// both folders must match, and the rerun's log must rebuild exactly what `rebuilt` names.
+fn check_case(root: &Path, tag: &str, base_out: &Path, text: &str, rebuilt: &[(&str, &str)]) {
+    let file = root.join(format!("{tag}.toml"));
+    std::fs::write(&file, text).unwrap();
+    let file = file.to_str().unwrap();
+    let (rerun, fresh) = (
+        root.join(format!("{tag}-rerun")),
+        root.join(format!("{tag}-fresh")),
+    );
+    copy_dir(base_out, &rerun);
+    let log = stage_log(&ok(&["run", file, "-o", rerun.to_str().unwrap()]));
+    ok(&["run", file, "-q", "-o", fresh.to_str().unwrap()]);
+    assert_same_outputs(&rerun, &fresh, tag);
+    let wanted = |l: &common::StageLine| {
+        rebuilt
+            .iter()
+            .any(|(space, stage)| l.space.starts_with(space) && l.stage.starts_with(stage))
+    };
+    for l in &log {
+        assert_eq!(
+            !l.reused(),
+            wanted(l),
+            "{tag}: {} {} was {} ({})",
+            l.space,
+            l.stage,
+            l.outcome,
+            if wanted(l) {
+                "a change it touches"
+            } else {
+                "untouched by the change"
+            }
+        );
+    }
+    for (space, stage) in rebuilt {
+        assert!(
+            log.iter()
+                .any(|l| l.space.starts_with(space) && l.stage.starts_with(stage)),
+            "{tag}: no stage line matches {space:?} {stage:?}"
+        );
+    }
+    // `verify` with the changed pipeline finds the rerun's folder current.
+    let o = common::huarong(&["verify", rerun.to_str().unwrap(), "--pipeline", file]);
+    assert!(o.status.success(), "{tag}: {}", common::stdout(&o));
+}
+
+#[test]
+fn every_key_of_every_family_invalidates_exactly_what_it_changes() {
+    let families = families();
+    for d in registry::drivers() {
+        assert!(
+            families.iter().any(|f| f.name == d.name()),
+            "{} has no contract cases: add its base pipeline and one case per key",
+            d.name()
+        );
+    }
+    let root = tempfile::tempdir().unwrap();
+    for f in &families {
+        let driver = registry::find(f.name).unwrap();
+        let example_keys = section_keys(driver.example(), f.name);
+        assert_eq!(
+            section_keys(&f.base, f.name),
+            example_keys,
+            "{}: the base pipeline sets every key the example shows",
+            f.name
+        );
+        let perturbed: BTreeSet<String> = f
+            .cases
+            .iter()
+            .flat_map(|c| c.keys.iter().map(|k| k.to_string()))
+            .collect();
+        assert_eq!(
+            perturbed, example_keys,
+            "{}: every key is perturbed",
+            f.name
+        );
+
+        let base_file = root.path().join(format!("{}.toml", f.name));
+        std::fs::write(&base_file, &f.base).unwrap();
+        let base_out = root.path().join(format!("{}-base", f.name));
+        ok(&[
+            "run",
+            base_file.to_str().unwrap(),
+            "-q",
+            "-o",
+            base_out.to_str().unwrap(),
+        ]);
+        for (k, c) in f.cases.iter().enumerate() {
+            let tag = format!("{}-{}-{}", f.name, k, c.keys.join("+"));
+            check_case(root.path(), &tag, &base_out, &c.text, c.rebuilt);
+        }
+    }
+}
+
+#[test]
+fn the_pipelines_own_keys_change_nothing_they_should_not() {
+    let root = tempfile::tempdir().unwrap();
+    let section = "[solitaire]\nstart = \"4 4 4 5 5 4 6 5\"\ngoal = \"2 4 3 3 3 6 4 6\"\n";
+    let base = root.path().join("base.toml");
+    std::fs::write(&base, doc(section)).unwrap();
+    let base_out = root.path().join("base-out");
+    ok(&[
+        "run",
+        base.to_str().unwrap(),
+        "-q",
+        "-o",
+        base_out.to_str().unwrap(),
+    ]);
+    // `name` names the run only; the engine never changes a byte (`output` is the folder).
+    let renamed = format!("name = \"other\"\noutput = \"unused\"\n{section}");
+    check_case(root.path(), "name", &base_out, &renamed, &[]);
+    let timely = format!("{HEAD}engine = \"timely\"\nworkers = 1\n{section}");
+    check_case(root.path(), "engine+workers", &base_out, &timely, &[]);
+}
+
+/// Up to `n` states of a space: unranked for ranked spaces, explored otherwise.
+fn sample_states(p: &dyn Puzzle, n: usize) -> Vec<u64> {
+    match p.ranked_len() {
+        Some(len) => {
+            let step = (len / n as u64).max(1);
+            (0..len)
+                .step_by(step as usize)
+                .map(|i| p.unrank(i))
+                .collect()
+        }
+        None => {
+            let all = enumerate::explore(p, |_| {});
+            let step = (all.len() / n).max(1);
+            all.into_iter().step_by(step).collect()
+        }
+    }
+}
+
+#[test]
+fn notation_round_trips_and_undirected_moves_undo() {
+    for f in families() {
+        let p = Pipeline::parse(&f.base).unwrap();
+        for spec in p.section.spaces().spaces {
+            let puzzle = spec.puzzle.as_ref();
+            let id = puzzle.space_id();
+            let states = sample_states(puzzle, 500);
+            assert!(!states.is_empty(), "{id}");
+            for &code in &states {
+                let text = puzzle.render(code);
+                assert_eq!(puzzle.parse(&text), Ok(code), "{id}: {text}");
+                if puzzle.directed() {
+                    continue;
+                }
+                for &m in &spec.metrics {
+                    let mut next = Vec::new();
+                    puzzle.successors(code, m, &mut next);
+                    for t in next {
+                        let mut back = Vec::new();
+                        puzzle.successors(t, m, &mut back);
+                        assert!(back.contains(&code), "{id}: {text} -> {}", puzzle.render(t));
+                    }
+                }
+            }
+            assert!(puzzle.parse("not a position").is_err(), "{id}");
+        }
+    }
+}
+
+#[test]
+fn one_or_two_threads_write_the_same_bytes_for_every_family() {
+    let root = tempfile::tempdir().unwrap();
+    for f in families() {
+        let file = root.path().join(format!("{}.toml", f.name));
+        std::fs::write(&file, &f.base).unwrap();
+        let mut dirs = Vec::new();
+        for threads in ["1", "2"] {
+            let d = root.path().join(format!("{}-{threads}", f.name));
+            let o = common::huarong_with(
+                &[
+                    "run",
+                    file.to_str().unwrap(),
+                    "-q",
+                    "-o",
+                    d.to_str().unwrap(),
+                ],
+                &[("RAYON_NUM_THREADS", threads)],
+            );
+            assert!(o.status.success(), "{}", common::stderr(&o));
+            dirs.push(d);
+        }
+        assert_same_outputs(&dirs[0], &dirs[1], f.name);
+    }
+}
