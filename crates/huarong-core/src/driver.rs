@@ -20,6 +20,7 @@ use std::fmt;
 use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 
+use crate::picture::Picture;
 use crate::table::{Table, Value};
 use crate::{Puzzle, UNREACHABLE};
 
@@ -53,6 +54,73 @@ pub trait Driver: Send + Sync {
     fn judge(&self) -> Option<Judge> {
         None
     }
+
+    /// How `huarong solve` and `huarong render` read this family's positions, if they do.
+    fn solver(&self) -> Option<&dyn Solver> {
+        None
+    }
+}
+
+/// What `huarong solve` or `huarong render` was given.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SolveRequest<'a> {
+    /// The position argument, e.g. a layout.
+    pub position: Option<&'a str>,
+    /// `--puzzle FILE`: the file's path and contents.
+    pub puzzle: Option<(&'a str, &'a str)>,
+    /// `--goal ROW,COL`.
+    pub goal: Option<(usize, usize)>,
+}
+
+/// A family's reader of `solve` requests.
+pub trait Solver: Send + Sync {
+    /// Whether this family reads `request` (the registry asks each family in turn).
+    fn accepts(&self, request: &SolveRequest<'_>) -> bool;
+
+    /// The position `request` names, or what is wrong with it (row, column, piece).
+    fn instance(&self, request: &SolveRequest<'_>) -> Result<Box<dyn Instance>, String>;
+}
+
+/// One position to solve.
+pub trait Instance {
+    /// How JSON output names the instance: `("layout", "VCCV/…")`, `("puzzle", "Pennant")`.
+    fn describe(&self) -> (&'static str, String);
+
+    /// The start position in the notation of the path.
+    fn start(&self) -> String;
+
+    /// The space whose distance tables (a pipeline's `<output>/<space id>/`) may hold this
+    /// position, and the position's code there.
+    fn table_space(&self) -> Option<(&dyn Puzzle, u64)>;
+
+    /// An optimal path to the goal in `metric` (a metric name), start first, or `None` if no
+    /// goal is reachable. With `distance` (a code of the table space → its distance) the path
+    /// descends the tables; without, a search explores at most `limit` states.
+    fn solve(
+        &self,
+        metric: &str,
+        distance: Option<&dyn Fn(u64) -> Option<u16>>,
+        limit: u64,
+    ) -> Result<Option<SolvedPath>, SolveError>;
+
+    /// The start as a picture.
+    fn picture(&self) -> Picture;
+}
+
+/// A path from the start to a goal: every position in the family's notation and as a picture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SolvedPath {
+    pub layouts: Vec<String>,
+    pub pictures: Vec<Picture>,
+}
+
+/// Why a search gave up.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SolveError {
+    #[error("gave up after {0} states without reaching a goal (raise --max-states)")]
+    Limit(u64),
+    #[error("unknown metric {0:?}")]
+    Metric(String),
 }
 
 /// A validated pipeline section: what to build and what to read off it.

@@ -7,6 +7,7 @@
 pub mod artifact;
 pub mod atomic;
 pub mod driver;
+pub mod picture;
 pub mod progress;
 pub mod puzzle;
 pub mod stage;

@@ -10,8 +10,7 @@ use anyhow::Context;
 use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
 use huarong_core::Reporter;
-use huarong_core::driver::Driver;
-use klotski::Metric;
+use huarong_core::driver::{Driver, SolveRequest};
 use pipeline::{Pipeline, RunOptions, RunReport};
 
 /// A move metric on the command line.
@@ -26,11 +25,11 @@ enum MetricArg {
 }
 
 impl MetricArg {
-    fn metric(self) -> Metric {
+    fn name(self) -> &'static str {
         match self {
-            MetricArg::Step => Metric::Step,
-            MetricArg::Straight => Metric::Straight,
-            MetricArg::Piece => Metric::Piece,
+            MetricArg::Step => "step",
+            MetricArg::Straight => "straight",
+            MetricArg::Piece => "piece",
         }
     }
 }
@@ -270,27 +269,38 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             cold,
             svg,
             boards,
-        } => solve(
-            &layout,
-            metric.metric(),
-            SolveOutput { json, svg, boards },
-            if cold {
+        } => {
+            let request = SolveRequest {
+                position: Some(&layout),
+                ..SolveRequest::default()
+            };
+            let roots = if cold {
                 Vec::new()
             } else if tables.is_empty() {
-                pipeline::solve::DEFAULT_ROOTS.map(PathBuf::from).to_vec()
+                pipeline::solve::default_roots()
             } else {
                 tables
-            },
-        ),
+            };
+            solve(
+                &request,
+                metric.name(),
+                SolveOutput { json, svg, boards },
+                &roots,
+            )
+        }
         Command::Render { layout, output } => {
-            let parsed = match klotski::parse(&layout) {
-                Ok(p) => p,
+            let request = SolveRequest {
+                position: Some(&layout),
+                ..SolveRequest::default()
+            };
+            let instance = match pipeline::solve::instance(&request) {
+                Ok(i) => i,
                 Err(e) => {
-                    eprintln!("error: invalid layout {layout:?}: {e}");
+                    eprintln!("error: {e}");
                     return Ok(ExitCode::from(2));
                 }
             };
-            let doc = render::svg::board(&parsed.board, parsed.labeled);
+            let doc = render::svg::board(&instance.picture());
             std::fs::write(&output, doc)
                 .with_context(|| format!("writing {}", output.display()))?;
             Ok(ExitCode::SUCCESS)
@@ -423,60 +433,45 @@ struct SolveOutput {
 }
 
 fn solve(
-    layout: &str,
-    metric: Metric,
+    request: &SolveRequest<'_>,
+    metric: &str,
     output: SolveOutput,
-    tables: Vec<PathBuf>,
+    roots: &[PathBuf],
 ) -> anyhow::Result<ExitCode> {
     use std::io::IsTerminal;
-    let parsed = match klotski::parse(layout) {
-        Ok(p) => p,
+    let instance = match pipeline::solve::instance(request) {
+        Ok(i) => i,
         Err(e) => {
-            eprintln!("error: invalid layout {layout:?}: {e}");
+            eprintln!("error: {e}");
             return Ok(ExitCode::from(2));
         }
     };
-    let solution = pipeline::solve::solve(&parsed.board, metric, &tables)
-        .context("reading the distance tables")?;
-    let render = |b: &klotski::Board| {
-        if parsed.labeled {
-            klotski::render_labeled(b)
-        } else {
-            klotski::render(b)
-        }
-    };
+    let solution = pipeline::solve::solve(instance.as_ref(), metric, roots, u64::MAX)?;
     let Some(path) = solution.path else {
         eprintln!(
-            "{} cannot reach the goal in the {} metric",
-            render(&parsed.board),
-            metric.name()
+            "{} cannot reach the goal in the {metric} metric",
+            instance.start()
         );
         return Ok(ExitCode::from(1));
     };
-    let moves = path.len() - 1;
-    let layouts: Vec<String> = path.iter().map(render).collect();
-    let frames = render::frames(&path);
+    let moves = path.layouts.len() - 1;
+    let frames = render::frames(&path.pictures);
     if let Some(file) = &output.svg {
-        let title = format!(
-            "{} — {moves} moves ({} metric)",
-            render(&parsed.board),
-            metric.name()
-        );
-        let doc = render::svg::solution(&frames, parsed.labeled, 12, &title);
+        let title = format!("{} — {moves} moves ({metric} metric)", instance.start());
+        let doc = render::svg::solution(&frames, 12, &title);
         std::fs::write(file, doc).with_context(|| format!("writing {}", file.display()))?;
     }
     let tty = std::io::stdout().is_terminal();
     let text = if output.json {
-        let v = serde_json::json!({
-            "layout": render(&parsed.board),
-            "metric": metric.name(),
-            "moves": moves,
-            "path": layouts,
-        });
-        format!("{v}\n")
+        let (key, name) = instance.describe();
+        let mut v = serde_json::Map::new();
+        v.insert(key.into(), name.into());
+        v.insert("metric".into(), metric.into());
+        v.insert("moves".into(), moves.into());
+        v.insert("path".into(), path.layouts.clone().into());
+        format!("{}\n", serde_json::Value::Object(v))
     } else if tty || output.boards {
         let style = render::text::Style {
-            labeled: parsed.labeled,
             colour: tty && std::env::var_os("NO_COLOR").is_none(),
         };
         let width = std::env::var("COLUMNS")
@@ -484,12 +479,11 @@ fn solve(
             .and_then(|w| w.parse().ok())
             .unwrap_or(100);
         format!(
-            "{moves} moves ({} metric)\n\n{}",
-            metric.name(),
+            "{moves} moves ({metric} metric)\n\n{}",
             render::text::strips(&frames, style, width)
         )
     } else {
-        format!("{moves}\n{}\n", layouts.join("\n"))
+        format!("{moves}\n{}\n", path.layouts.join("\n"))
     };
     emit(&text)?;
     Ok(ExitCode::SUCCESS)

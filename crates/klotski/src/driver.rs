@@ -102,6 +102,10 @@ impl Driver for HuarongDriver {
             state_tables: h.state_tables,
         }))
     }
+
+    fn solver(&self) -> Option<&dyn huarong_core::driver::Solver> {
+        Some(&LayoutSolver)
+    }
 }
 
 fn dedup<T: PartialEq>(items: Vec<T>) -> Vec<T> {
@@ -290,5 +294,98 @@ impl Section for HuarongSection {
             }
         }
         records
+    }
+}
+
+/// `huarong solve LAYOUT` and `huarong render LAYOUT`: a Huarong Dao layout, Cao Cao to the
+/// exit (other goals are the `sliding` family's `--goal`).
+#[derive(Debug)]
+pub struct LayoutSolver;
+
+impl huarong_core::driver::Solver for LayoutSolver {
+    fn accepts(&self, request: &huarong_core::driver::SolveRequest<'_>) -> bool {
+        request.position.is_some() && request.puzzle.is_none() && request.goal.is_none()
+    }
+
+    fn instance(
+        &self,
+        request: &huarong_core::driver::SolveRequest<'_>,
+    ) -> Result<Box<dyn huarong_core::driver::Instance>, String> {
+        let text = request.position.unwrap_or_default();
+        let parsed = crate::parse(text).map_err(|e| format!("invalid layout {text:?}: {e}"))?;
+        Ok(Box::new(LayoutInstance {
+            space: Unlabeled::new(parsed.board.piece_set()),
+            board: parsed.board,
+            labeled: parsed.labeled,
+        }))
+    }
+}
+
+/// One layout to solve, with the unlabeled space whose tables hold its distance.
+struct LayoutInstance {
+    board: crate::Board,
+    labeled: bool,
+    space: Unlabeled,
+}
+
+impl LayoutInstance {
+    fn render(&self, b: &crate::Board) -> String {
+        if self.labeled {
+            crate::render_labeled(b)
+        } else {
+            crate::render(b)
+        }
+    }
+}
+
+impl huarong_core::driver::Instance for LayoutInstance {
+    fn describe(&self) -> (&'static str, String) {
+        ("layout", self.start())
+    }
+
+    fn start(&self) -> String {
+        self.render(&self.board)
+    }
+
+    fn table_space(&self) -> Option<(&dyn huarong_core::Puzzle, u64)> {
+        Some((&self.space, self.board.code()))
+    }
+
+    /// Descends the unlabeled tables (a labeled board moves with its labels), or searches cold:
+    /// a piece set has at most a few million positions, so `limit` is not needed.
+    fn solve(
+        &self,
+        metric: &str,
+        distance: Option<&dyn Fn(u64) -> Option<u16>>,
+        _limit: u64,
+    ) -> Result<Option<huarong_core::driver::SolvedPath>, huarong_core::driver::SolveError> {
+        let m = Metric::from_name(metric)
+            .ok_or_else(|| huarong_core::driver::SolveError::Metric(metric.to_owned()))?;
+        let path = match distance {
+            None => crate::solve::solve(&self.board, m),
+            Some(distance) => {
+                let at = |b: &crate::Board| distance(b.code());
+                at(&self.board).map(|mut d| {
+                    let mut path = vec![self.board];
+                    while d > 0 {
+                        let here = path.last().expect("the path starts non-empty");
+                        let next = here
+                            .successor_where(m, |b| at(b) == Some(d - 1))
+                            .expect("a state at distance d has a neighbour at d - 1");
+                        path.push(next);
+                        d -= 1;
+                    }
+                    path
+                })
+            }
+        };
+        Ok(path.map(|p| huarong_core::driver::SolvedPath {
+            layouts: p.iter().map(|b| self.render(b)).collect(),
+            pictures: p.iter().map(|b| crate::picture(b, self.labeled)).collect(),
+        }))
+    }
+
+    fn picture(&self) -> huarong_core::picture::Picture {
+        crate::picture(&self.board, self.labeled)
     }
 }

@@ -13,9 +13,11 @@ pub mod driver;
 pub mod named;
 pub mod notation;
 pub mod perm;
+pub mod picture;
 pub mod solve;
 pub mod space;
 
 pub use board::{Board, Kind, Metric, Move, Piece, PieceSet, PieceSetError};
 pub use notation::{LayoutError, Parsed, parse, render, render_labeled};
+pub use picture::picture;
 pub use space::{Labeled, SpaceError, Unlabeled};

@@ -1,14 +1,14 @@
-//! `huarong solve`: an optimal solution for any layout, from the pipeline's distance tables when
-//! they exist (greedy descent along decreasing distance), otherwise by a cold search.
+//! `huarong solve`: an optimal solution for any registered family's position — from a
+//! pipeline's distance tables when they hold the position's space (the family's instance
+//! descends them), otherwise by the family's own search.
 
 use std::path::{Path, PathBuf};
 
 use distances::Distances;
 use enumerate::StateTable;
 use graph::Csr;
-use huarong_core::{Puzzle, StageError, UNREACHABLE};
-use klotski::solve::solve as cold_solve;
-use klotski::{Board, Metric, Unlabeled};
+use huarong_core::driver::{Instance, SolveError, SolveRequest, SolvedPath};
+use huarong_core::{Puzzle, StageError, UNREACHABLE, metric_index};
 
 use crate::run::files;
 
@@ -17,7 +17,7 @@ use crate::run::files;
 pub enum Method {
     /// Descent along the distance table in this folder.
     Tables(PathBuf),
-    /// Breadth-first search from the layout.
+    /// The family's search from the position.
     Cold,
 }
 
@@ -25,12 +25,33 @@ pub enum Method {
 /// reachable.
 #[derive(Debug, Clone)]
 pub struct Solution {
-    pub path: Option<Vec<Board>>,
+    pub path: Option<SolvedPath>,
     pub method: Method,
 }
 
-/// The distance table of the unlabeled space of `board`'s piece set in `metric`, if `root`
-/// holds a verified one.
+/// Why `solve` failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No family reads the request, or the position is invalid (the message says why).
+    #[error("{0}")]
+    Request(String),
+    #[error("reading the distance tables: {0}")]
+    Tables(#[from] StageError),
+    #[error(transparent)]
+    Search(#[from] SolveError),
+}
+
+/// The position a request names, read by the first registered family that accepts it.
+pub fn instance(request: &SolveRequest<'_>) -> Result<Box<dyn Instance>, Error> {
+    let solver = registry::drivers()
+        .iter()
+        .filter_map(|d| d.solver())
+        .find(|s| s.accepts(request))
+        .ok_or_else(|| Error::Request("no puzzle family reads this request".into()))?;
+    solver.instance(request).map_err(Error::Request)
+}
+
+/// A space's verified distance table in one metric, from `<root>/<space id>/`.
 #[derive(Debug)]
 pub struct DistanceTables {
     dir: PathBuf,
@@ -39,24 +60,24 @@ pub struct DistanceTables {
 }
 
 impl DistanceTables {
-    /// Opens `root/<set>-unlabeled/` for `metric`: `Ok(None)` when the tables are absent, an
-    /// error when they are there but corrupt or stale.
-    pub fn open(root: &Path, board: &Board, metric: Metric) -> Result<Option<Self>, StageError> {
-        let space = Unlabeled::new(board.piece_set());
-        let dir = root.join(space.space_id());
-        let name = metric.name();
+    /// Opens the tables of `puzzle`'s space for `metric` under `root`: `Ok(None)` when they are
+    /// absent, an error when they are there but corrupt or stale.
+    pub fn open(root: &Path, puzzle: &dyn Puzzle, metric: &str) -> Result<Option<Self>, Error> {
+        let Some(m) = metric_index(puzzle, metric) else {
+            return Err(SolveError::Metric(metric.to_owned()).into());
+        };
+        let dir = root.join(puzzle.space_id());
         let paths = [
             dir.join(files::STATES),
-            dir.join(files::graph(name)),
-            dir.join(files::distances(name)),
+            dir.join(files::graph(metric)),
+            dir.join(files::distances(metric)),
         ];
         if !paths.iter().all(|p| p.exists()) {
             return Ok(None);
         }
-        let m = metric as usize;
-        let states = StateTable::open(&paths[0], &space)?;
-        let csr = Csr::open(&paths[1], &space, m, &states)?;
-        let distances = Distances::open(&paths[2], &space, &states, &csr)?;
+        let states = StateTable::open(&paths[0], puzzle)?;
+        let csr = Csr::open(&paths[1], puzzle, m, &states)?;
+        let distances = Distances::open(&paths[2], puzzle, &states, &csr)?;
         Ok(Some(DistanceTables {
             dir,
             states,
@@ -64,54 +85,55 @@ impl DistanceTables {
         }))
     }
 
-    fn distance(&self, board: &Board) -> u16 {
-        match self.states.lookup(board.code()) {
-            Some(i) => self.distances.values()[i as usize],
-            None => UNREACHABLE,
-        }
+    /// The distance of a code of the space, `None` if unreachable or not a state.
+    pub fn distance(&self, code: u64) -> Option<u16> {
+        let i = self.states.lookup(code)?;
+        let d = self.distances.values()[i as usize];
+        (d != UNREACHABLE).then_some(d)
     }
 
-    /// Greedy descent: from each position, the first move (in move order) to a position one
-    /// closer to the goal.
-    pub fn solve(&self, start: &Board, metric: Metric) -> Option<Vec<Board>> {
-        let mut d = self.distance(start);
-        if d == UNREACHABLE {
-            return None;
-        }
-        let mut path = vec![*start];
-        while d > 0 {
-            let at = path.last().expect("path starts non-empty");
-            let next = at
-                .successor_where(metric, |b| self.distance(b) == d - 1)
-                .expect("a state at distance d has a neighbour at d - 1");
-            path.push(next);
-            d -= 1;
-        }
-        Some(path)
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 }
 
-/// Where `huarong solve` looks for tables by default: the main job's outputs, then the Klotski
-/// universe's (every piece set).
-pub const DEFAULT_ROOTS: [&str; 2] = ["outputs/huarong", "outputs/klotski-universe"];
+/// Where `huarong solve` looks for tables by default: every pipeline output folder under
+/// `outputs/` (in name order).
+pub fn default_roots() -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = std::fs::read_dir("outputs")
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    roots.sort();
+    roots
+}
 
-/// Solves `start` in `metric`, from the tables under the first of `roots` that holds its piece
-/// set's, else by a cold search.
+/// Solves `instance` in `metric`, from the tables under the first of `roots` that holds its
+/// space's, else by the family's search (exploring at most `limit` states).
 pub fn solve<P: AsRef<Path>>(
-    start: &Board,
-    metric: Metric,
+    instance: &dyn Instance,
+    metric: &str,
     roots: &[P],
-) -> Result<Solution, StageError> {
-    for root in roots {
-        if let Some(tables) = DistanceTables::open(root.as_ref(), start, metric)? {
-            return Ok(Solution {
-                path: tables.solve(start, metric),
-                method: Method::Tables(tables.dir.clone()),
-            });
+    limit: u64,
+) -> Result<Solution, Error> {
+    if let Some((space, _)) = instance.table_space() {
+        for root in roots {
+            if let Some(tables) = DistanceTables::open(root.as_ref(), space, metric)? {
+                let distance = |code: u64| tables.distance(code);
+                return Ok(Solution {
+                    path: instance.solve(metric, Some(&distance), limit)?,
+                    method: Method::Tables(tables.dir.clone()),
+                });
+            }
         }
     }
     Ok(Solution {
-        path: cold_solve(start, metric),
+        path: instance.solve(metric, None, limit)?,
         method: Method::Cold,
     })
 }

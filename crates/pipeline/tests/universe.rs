@@ -6,10 +6,11 @@ use components::Components;
 use distances::Distances;
 use enumerate::StateTable;
 use graph::Csr;
+use huarong_core::driver::SolveRequest;
 use huarong_core::{Puzzle, UNREACHABLE};
 use klotski::{Metric, PieceSet, Unlabeled};
 use pipeline::run::files;
-use pipeline::solve::{Method, solve};
+use pipeline::solve::{Method, instance, solve};
 use pipeline::{Pipeline, RunOptions, run_pipeline};
 
 #[test]
@@ -74,17 +75,25 @@ fn universe_slice_matches_the_references_and_solves_from_its_tables() {
     let layout = klotski::parse("VSSV/VSSV/.CC./.CC./HH..").unwrap().board;
     assert_eq!(layout.piece_set().to_string(), "h1v2s4");
     let roots = [dir.path().join("missing"), dir.path().to_owned()];
+    let solve_layout = |layout: &str| {
+        let request = SolveRequest {
+            position: Some(layout),
+            ..SolveRequest::default()
+        };
+        let instance = instance(&request).unwrap();
+        solve(instance.as_ref(), "piece", &roots, u64::MAX).unwrap()
+    };
     for set in ["h1v2s2", "h0v2s3", "h2v2s2"] {
         let b = Unlabeled::new(set.parse().unwrap()).board(0);
-        let s = solve(&b, Metric::Piece, &roots).unwrap();
+        let s = solve_layout(&klotski::render(&b));
         assert_eq!(
             s.method,
             Method::Tables(dir.path().join(format!("{set}-unlabeled")))
         );
         let cold = klotski::solve::solve(&b, Metric::Piece);
-        assert_eq!(s.path.map(|p| p.len()), cold.map(|p| p.len()));
+        assert_eq!(s.path.map(|p| p.layouts.len()), cold.map(|p| p.len()));
     }
     // A piece set outside the slice falls back to the cold search.
-    let s = solve(&layout, Metric::Piece, &roots).unwrap();
+    let s = solve_layout(&klotski::render(&layout));
     assert_eq!(s.method, Method::Cold);
 }

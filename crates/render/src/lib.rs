@@ -1,62 +1,19 @@
-//! Pictures of Huarong Dao boards and solutions, as strings (no IO):
+//! Pictures as strings (no IO), for any puzzle: a position is a
+//! [`Picture`](huarong_core::picture::Picture) — cells, pieces with labels and colour classes,
+//! walls, an exit — and this crate draws it:
 //!
-//! * [`text`]: a board in Unicode box drawing, pieces outlined, optionally coloured by kind with
-//!   ANSI escapes; a solution as strips of numbered frames with the moved piece highlighted;
-//! * [`svg`]: one board, or a whole solution as a grid of frames.
+//! * [`text`]: a board in Unicode box drawing, pieces outlined, optionally coloured by class
+//!   with ANSI escapes; a solution as strips of numbered frames with the moved piece
+//!   highlighted;
+//! * [`svg`]: one board, or a whole solution as a grid of frames;
+//! * [`table`]: rows as an aligned text table.
+//!
+//! Architecture invariant: no puzzle knowledge; puzzles describe themselves as pictures.
 
 pub mod svg;
 pub mod text;
 
-use klotski::{Board, Kind, Piece};
-
-/// One picture of a solution: a board, which piece just moved, and a caption.
-#[derive(Debug, Clone)]
-pub struct Frame {
-    pub board: Board,
-    /// The piece (as placed on this board) that moved to get here.
-    pub moved: Option<Piece>,
-    pub caption: String,
-}
-
-/// Frames of a path (start first): frame `i` is captioned `i` and highlights the piece that
-/// moved from board `i − 1`.
-pub fn frames(path: &[Board]) -> Vec<Frame> {
-    path.iter()
-        .enumerate()
-        .map(|(i, b)| Frame {
-            board: *b,
-            moved: (i > 0).then(|| moved_piece(&path[i - 1], b)).flatten(),
-            caption: i.to_string(),
-        })
-        .collect()
-}
-
-/// The piece of `to` that is not on `from` (the one a single move displaced).
-pub fn moved_piece(from: &Board, to: &Board) -> Option<Piece> {
-    let before: Vec<Piece> = from.pieces().collect();
-    to.pieces().find(|p| !before.contains(p))
-}
-
-/// The character a piece is drawn with: its labeled notation character if the board is
-/// labeled, else its kind's letter.
-pub(crate) fn piece_char(board: &Board, p: &Piece, labeled: bool) -> char {
-    if labeled {
-        let text = klotski::render_labeled(board);
-        let row = p.anchor as usize / klotski::board::COLS;
-        let col = p.anchor as usize % klotski::board::COLS;
-        text.split('/')
-            .nth(row)
-            .and_then(|r| r.chars().nth(col))
-            .unwrap_or('?')
-    } else {
-        match p.kind {
-            Kind::Cao => 'C',
-            Kind::Horizontal => 'H',
-            Kind::Vertical => 'V',
-            Kind::Soldier => 'S',
-        }
-    }
-}
+pub use huarong_core::picture::{Frame, Picture, frames};
 
 /// Rows as an aligned text table under a header line; numeric columns are right-aligned.
 /// Widths are display widths (a CJK character takes two columns).
