@@ -4,11 +4,15 @@
 //! (each frontier state claims its unvisited neighbours by compare-and-swap); once the frontier
 //! is a sizeable share of the graph it switches bottom-up (each unvisited state looks for a
 //! neighbour on the current level), which needs no atomics contention and touches every edge at
-//! most once per level. Bottom-up relies on symmetric arcs, so directed graphs stay top-down.
+//! most once per level. On a directed graph the two directions differ: depth *from* the starts
+//! runs every level top-down along the arcs; distance *to* the goals follows the arcs backwards,
+//! which is exactly a bottom-up level over the forward arcs (does one of my arcs enter the
+//! frontier?), so every level runs bottom-up and no transposed graph is built.
 //!
 //! Sources are every goal state (distance *to* the goal, the question for Huarong Dao) or the
 //! puzzle's start states (depth *from* the start), as the puzzle says. The artifact holds one
-//! `u16` per state, [`UNREACHABLE`] where no source is reachable.
+//! `u16` per state, [`UNREACHABLE`] where no source is reachable; its fingerprint covers the
+//! source states themselves, so a changed goal or start rebuilds it.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU16, Ordering};

@@ -4,9 +4,12 @@
 //! dense indices). Node `u`'s neighbours are `targets[offsets[u]..offsets[u + 1]]`, sorted
 //! ascending and free of duplicates, so the bytes are the same whatever the thread count.
 //!
-//! It is built in two parallel passes over the states: count the neighbours (to lay out the
-//! offsets), then generate them again straight into their place in the targets. Generating twice
-//! costs less than holding every neighbour list in memory once more.
+//! Spaces up to 4M states (`ONE_PASS_STATES`) are built in one parallel pass: each chunk of states
+//! keeps its sorted neighbour lists in memory, then the offsets are laid out and every chunk is
+//! written in place. Larger spaces take two parallel passes over the states, holding nothing
+//! graph-sized: count the neighbours (to lay out the offsets), then generate them again straight
+//! into their place in the targets — generating twice costs less than holding every neighbour
+//! list in memory once more.
 //!
 //! [`Csr`] implements petgraph's visit traits, so petgraph's algorithms run on it directly.
 
@@ -93,7 +96,7 @@ impl Csr {
         self.targets().len() as u64
     }
 
-    /// Edges as the SPEC counts them: undirected edges, or arcs for a directed puzzle.
+    /// Edges as `summary.parquet` counts them: undirected edges, or arcs for a directed puzzle.
     pub fn edge_count(&self) -> u64 {
         if self.directed {
             self.arc_count()

@@ -129,9 +129,10 @@ pub trait Section: Send + Sync + fmt::Debug {
     /// records (e.g. the unlabeled space of a named layout's piece set).
     fn spaces(&self) -> Plan;
 
-    /// The family's own question answered for one finished space (`summary.answer`), if any.
-    fn answer(&self, space: &SpaceView<'_>) -> Option<u64> {
-        let _ = space;
+    /// The family's own question answered for one finished space in one metric (an index
+    /// into `space.metrics`): `summary.answer` of that row, if the family has one.
+    fn answer(&self, space: &SpaceView<'_>, metric: usize) -> Option<u64> {
+        let _ = (space, metric);
         None
     }
 

@@ -13,6 +13,58 @@ use huarong_core::Reporter;
 use huarong_core::driver::{Driver, SolveRequest};
 use pipeline::{Pipeline, RunOptions, RunReport};
 
+/// Which position `solve` and `render` are about.
+#[derive(Debug, clap::Args)]
+struct What {
+    /// A Huarong Dao layout, e.g. VCCV/VCCV/VHHV/VSSV/S..S (labeled layouts give labeled
+    /// paths); with --puzzle, a position of that puzzle instead of its board.
+    layout: Option<String>,
+    /// A sliding-block puzzle file (puzzles/*.toml).
+    #[arg(long, value_name = "FILE")]
+    puzzle: Option<PathBuf>,
+    /// Move Cao Cao's top-left cell to ROW,COL (0-based) instead of the exit at 3,1.
+    #[arg(long, value_name = "ROW,COL", value_parser = parse_goal)]
+    goal: Option<(usize, usize)>,
+}
+
+fn parse_goal(text: &str) -> Result<(usize, usize), String> {
+    let (r, c) = text
+        .split_once(',')
+        .ok_or_else(|| format!("{text:?}: expected ROW,COL, e.g. 3,1"))?;
+    let num = |t: &str| {
+        t.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("{t:?} is not a row or column number"))
+    };
+    Ok((num(r)?, num(c)?))
+}
+
+impl What {
+    /// Reads the puzzle file, if any, and calls `f` with the request.
+    fn with_request<T>(
+        &self,
+        f: impl FnOnce(&SolveRequest<'_>) -> anyhow::Result<T>,
+    ) -> anyhow::Result<T> {
+        let text = match &self.puzzle {
+            Some(file) => Some(
+                std::fs::read_to_string(file)
+                    .with_context(|| format!("reading the puzzle file {}", file.display()))?,
+            ),
+            None => None,
+        };
+        let path = self
+            .puzzle
+            .as_ref()
+            .map(|p| p.to_string_lossy().into_owned());
+        let request = SolveRequest {
+            position: self.layout.as_deref(),
+            puzzle: path.as_deref().zip(text.as_deref()),
+            goal: self.goal,
+        };
+        f(&request)
+    }
+}
+
 /// A move metric on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum MetricArg {
@@ -123,27 +175,33 @@ enum Command {
         #[arg(long = "hostfile", short = 'h')]
         hostfile: Option<PathBuf>,
     },
-    /// An optimal solution for any Huarong Dao layout of any piece set.
+    /// An optimal solution for a Huarong Dao layout of any piece set, or any sliding-block
+    /// puzzle from a puzzle file.
     ///
-    /// Prints the number of moves, then the path (one layout per line, start first). Uses the
-    /// pipeline's distance tables when they exist under --tables, otherwise searches cold.
-    /// Exit status: 0 solved, 1 unsolvable, 2 invalid layout or unreadable tables.
+    /// Prints the number of moves, then the path (one position per line, start first). Uses a
+    /// pipeline's distance tables when they hold the position's space (under --tables, default
+    /// every folder of outputs/), otherwise searches. Exit status: 0 solved, 1 unsolvable or
+    /// the search gave up (--max-states), 2 invalid input or unreadable tables.
+    #[command(group = clap::ArgGroup::new("what").required(true).multiple(true).args(["layout", "puzzle"]))]
     Solve {
-        /// The layout, e.g. VCCV/VCCV/VHHV/VSSV/S..S (labeled layouts give labeled paths).
-        layout: String,
+        #[command(flatten)]
+        what: What,
         /// Move metric.
         #[arg(long, value_enum, default_value_t = MetricArg::Piece)]
         metric: MetricArg,
-        /// Print {"layout", "metric", "moves", "path"} as JSON.
+        /// Print {"layout" or "puzzle", "metric", "moves", "path"} as JSON.
         #[arg(long)]
         json: bool,
-        /// Where to look for distance tables (<DIR>/<piece set>-unlabeled/); repeatable, first
-        /// match wins. Default: outputs/huarong, then outputs/klotski-universe.
+        /// Where to look for distance tables (<DIR>/<space>/); repeatable, first match wins.
+        /// Default: every folder under outputs/.
         #[arg(long, value_name = "DIR")]
         tables: Vec<PathBuf>,
         /// Never use tables: always search.
         #[arg(long)]
         cold: bool,
+        /// Most states a search may keep before it gives up (exit status 1).
+        #[arg(long, value_name = "N", default_value_t = 50_000_000)]
+        max_states: u64,
         /// Also draw the solution into this SVG file (a grid of numbered frames).
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
@@ -152,10 +210,11 @@ enum Command {
         #[arg(long)]
         boards: bool,
     },
-    /// Draw one Huarong Dao layout as an SVG picture.
+    /// Draw a Huarong Dao layout or a puzzle file's board as an SVG picture.
+    #[command(group = clap::ArgGroup::new("what").required(true).multiple(true).args(["layout", "puzzle"]))]
     Render {
-        /// The layout, e.g. VCCV/VCCV/VHHV/VSSV/S..S.
-        layout: String,
+        #[command(flatten)]
+        what: What,
         /// The SVG file to write.
         #[arg(long, short, value_name = "FILE")]
         output: PathBuf,
@@ -262,18 +321,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Solve {
-            layout,
+            what,
             metric,
             json,
             tables,
             cold,
+            max_states,
             svg,
             boards,
         } => {
-            let request = SolveRequest {
-                position: Some(&layout),
-                ..SolveRequest::default()
-            };
             let roots = if cold {
                 Vec::new()
             } else if tables.is_empty() {
@@ -281,19 +337,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 tables
             };
-            solve(
-                &request,
-                metric.name(),
-                SolveOutput { json, svg, boards },
-                &roots,
-            )
+            let output = SolveOutput { json, svg, boards };
+            what.with_request(|request| solve(request, metric.name(), output, &roots, max_states))
         }
-        Command::Render { layout, output } => {
-            let request = SolveRequest {
-                position: Some(&layout),
-                ..SolveRequest::default()
-            };
-            let instance = match pipeline::solve::instance(&request) {
+        Command::Render { what, output } => what.with_request(|request| {
+            let instance = match pipeline::solve::instance(request) {
                 Ok(i) => i,
                 Err(e) => {
                     eprintln!("error: {e}");
@@ -304,7 +352,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             std::fs::write(&output, doc)
                 .with_context(|| format!("writing {}", output.display()))?;
             Ok(ExitCode::SUCCESS)
-        }
+        }),
         Command::Inspect { dir, rows } => {
             let seen = pipeline::inspect::inspect(&dir, rows)?;
             emit(&format_inspection(&dir, &seen))?;
@@ -437,6 +485,7 @@ fn solve(
     metric: &str,
     output: SolveOutput,
     roots: &[PathBuf],
+    max_states: u64,
 ) -> anyhow::Result<ExitCode> {
     use std::io::IsTerminal;
     let instance = match pipeline::solve::instance(request) {
@@ -446,7 +495,14 @@ fn solve(
             return Ok(ExitCode::from(2));
         }
     };
-    let solution = pipeline::solve::solve(instance.as_ref(), metric, roots, u64::MAX)?;
+    let solution = match pipeline::solve::solve(instance.as_ref(), metric, roots, max_states) {
+        Ok(s) => s,
+        Err(pipeline::solve::Error::Search(e)) => {
+            eprintln!("{}: {e}", instance.start());
+            return Ok(ExitCode::from(1));
+        }
+        Err(e) => return Err(e.into()),
+    };
     let Some(path) = solution.path else {
         eprintln!(
             "{} cannot reach the goal in the {metric} metric",

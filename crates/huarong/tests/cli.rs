@@ -217,3 +217,91 @@ fn verify_names_corrupt_files_and_run_rebuilds_them() {
     let o = huarong(&["verify", out]);
     assert!(o.status.success(), "{}", stdout(&o));
 }
+
+/// The case the stale-outputs issue was found with: Solitaire's goal changed to its start. The
+/// rerun rebuilds only the export, the answer is 0, and `verify --pipeline` calls the old
+/// tables stale (not ok) until then.
+#[test]
+fn a_changed_goal_rebuilds_the_export_and_verify_calls_old_tables_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let out = out.to_str().unwrap();
+    let file = dir.path().join("solitaire.toml");
+    let write = |goal: &str| {
+        let text = std::fs::read_to_string(common::pipeline("solitaire.toml"))
+            .unwrap()
+            .replace("2 4 3 3 3 6 4 6", goal);
+        std::fs::write(&file, text).unwrap();
+    };
+    let file_arg = file.to_str().unwrap();
+    write("2 4 3 3 3 6 4 6");
+    common::ok(&["run", file_arg, "-q", "-o", out]);
+    let o = huarong(&["verify", out, "--pipeline", file_arg]);
+    assert!(o.status.success(), "{}", stdout(&o));
+
+    write("4 4 4 5 5 4 6 5");
+    let o = huarong(&["verify", out, "--pipeline", file_arg]);
+    assert_eq!(o.status.code(), Some(2));
+    let text = stdout(&o);
+    assert!(text.contains("BAD  summary.parquet: stale"), "{text}");
+    assert!(text.contains("ok   8x8-4/distances-move.bin"), "{text}");
+    // Without the pipeline, verify checks integrity only: everything is intact.
+    assert!(huarong(&["verify", out]).status.success());
+
+    let log = common::ok(&["run", file_arg, "-o", out]);
+    let rebuilt: Vec<_> = common::stage_log(&log)
+        .into_iter()
+        .filter(|l| !l.reused())
+        .map(|l| format!("{} {}", l.space, l.stage))
+        .collect();
+    assert_eq!(rebuilt, vec!["parquet export"], "{log}");
+    let o = huarong(&["inspect", out]);
+    let summary = stdout(&o);
+    let row = summary
+        .lines()
+        .find(|l| l.starts_with("solitaire"))
+        .unwrap();
+    assert!(row.trim_end().ends_with(" 0"), "answer 0: {summary}");
+    let o = huarong(&["verify", out, "--pipeline", file_arg]);
+    assert!(o.status.success(), "{}", stdout(&o));
+}
+
+/// A stale artifact (built for another board) and a missing one are named by `verify
+/// --pipeline`; a left-over space of an older pipeline is too, and the next run removes it.
+#[test]
+fn verify_with_the_pipeline_names_stale_missing_and_left_over_artifacts() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let out_arg = out.to_str().unwrap();
+    let file = dir.path().join("og.toml");
+    let original = std::fs::read_to_string(common::pipeline("omnigravity.toml")).unwrap();
+    std::fs::write(&file, &original).unwrap();
+    let file_arg = file.to_str().unwrap();
+    common::ok(&["run", file_arg, "-q", "-o", out_arg]);
+
+    // Another obstacle on sample-2's board, sample-1 renamed, one graph removed.
+    let changed = original
+        .replace("AABBCCDD/AABBCCDD/......../", "AABBCCDD/AABBCCDD/...#..../")
+        .replace("name = \"sample-1\"", "name = \"first\"");
+    std::fs::write(&file, changed).unwrap();
+    std::fs::remove_file(out.join("sample-2/graph-gravity.csr")).unwrap();
+    let o = huarong(&["verify", out_arg, "--pipeline", file_arg]);
+    assert_eq!(o.status.code(), Some(2));
+    let text = stdout(&o);
+    assert!(text.contains("BAD  sample-2/states.bin: stale"), "{text}");
+    assert!(
+        text.contains("BAD  sample-1/states.bin: left over"),
+        "{text}"
+    );
+    assert!(text.contains("BAD  first/states.bin: missing"), "{text}");
+    assert!(
+        text.contains("BAD  sample-2/components-gravity.bin: stale"),
+        "{text}"
+    );
+
+    let log = common::ok(&["run", file_arg, "-o", out_arg]);
+    assert!(log.contains("removed sample-1/states.bin"), "{log}");
+    assert!(!out.join("sample-1").exists());
+    let o = huarong(&["verify", out_arg, "--pipeline", file_arg]);
+    assert!(o.status.success(), "{}", stdout(&o));
+}

@@ -58,7 +58,7 @@ impl Driver for HuarongDriver {
 
     fn notation(&self) -> &'static str {
         "five rows of four from C H V S . joined by '/', e.g. VCCV/VCCV/VHHV/VSSV/S..S; labeled: \
-         1-7 vertical, A-G horizontal, a-n soldiers, e.g. 1CC2/1CC2/3HH4/3ab4/c..d"
+         H-N horizontal, 1-7 vertical, a-n soldiers, e.g. 1CC2/1CC2/3HH4/3ab4/c..d"
     }
 
     fn example(&self) -> &'static str {

@@ -5,7 +5,15 @@
 //! * [`notation`]: parsing and rendering layouts, unlabeled (`VCCV/VCCV/VHHV/VSSV/S..S`) and
 //!   labeled (`1CC2/1CC2/3HH4/3ab4/c..d`), with precise errors;
 //! * [`space`]: the unlabeled and labeled state spaces with perfect rankings, both implementing
-//!   [`huarong_core::Puzzle`].
+//!   [`huarong_core::Puzzle`];
+//! * [`bits`]: bitboards (per piece, the mask of anchors where it fits), the fast move generator
+//!   of the spaces and the cold solver;
+//! * [`perm`]: Lehmer ranks of the label permutations and the label shifts of a move;
+//! * [`solve`]: optimal solutions without tables (breadth-first search on bitboards);
+//! * [`named`]: the named layouts of the records table;
+//! * [`picture`]: a board as a [`huarong_core::picture::Picture`] for the `render` crate;
+//! * [`driver`]: the family's registry entry — the `[huarong]` pipeline section, its spaces and
+//!   records, and the layout reader of `huarong solve` and `huarong render`.
 
 pub mod bits;
 pub mod board;

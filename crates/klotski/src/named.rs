@@ -1,4 +1,5 @@
-//! The named layouts of the records table (SPEC §1.1): the classic set's famous openings and a
+//! The named layouts of the records table (the famous openings the product contract lists by
+//! name, with the layouts published for them): the classic set's openings and a
 //! few of other piece sets.
 
 /// `(name, layout)` pairs.

@@ -17,7 +17,7 @@ fn class(kind: Kind) -> u16 {
     }
 }
 
-/// The picture of `board`; `labeled` draws the labeled characters (`1`–`7`, `A`–`G`, `a`–`n`).
+/// The picture of `board`; `labeled` draws the labeled characters (`H`–`N`, `1`–`7`, `a`–`n`).
 pub fn picture(board: &Board, labeled: bool) -> Picture {
     let text = if labeled {
         crate::render_labeled(board)

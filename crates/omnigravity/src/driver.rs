@@ -101,10 +101,13 @@ impl Section for OmniGravitySection {
     /// The judge's count: every explored state but the start was produced by a gravity; the
     /// start counts if an arc leads back to it or some gravity leaves it in place (the graph
     /// has no self-loops).
-    fn answer(&self, space: &SpaceView<'_>) -> Option<u64> {
+    fn answer(&self, space: &SpaceView<'_>, metric: usize) -> Option<u64> {
         let (name, board) = &self.boards[space.index];
         let start = space.index_of(board.start())?;
-        let entered = space.metrics[0].targets.par_iter().any(|&t| t == start);
+        let entered = space.metrics[metric]
+            .targets
+            .par_iter()
+            .any(|&t| t == start);
         let counted =
             entered || OmniGravity::new(name.clone(), *board).is_fixed_point(board.start());
         Some(space.codes.len() as u64 - 1 + counted as u64)

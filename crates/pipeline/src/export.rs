@@ -77,7 +77,9 @@ fn write(
         .filter(|&k| plan.spaces[k].summary)
         .collect();
     for &k in &summary {
-        reports[k].answer = pipeline.section.answer(&views[k]);
+        for m in 0..views[k].metrics.len() {
+            reports[k].metrics[m].answer = pipeline.section.answer(&views[k], m);
+        }
     }
     let columns =
         tables::tag_columns(&summary.iter().map(|&k| &plan.spaces[k]).collect::<Vec<_>>());

@@ -85,6 +85,10 @@ pub struct MetricStats {
     pub distance_histogram: Vec<u64>,
     /// States per number of moves (index = degree).
     pub degree_histogram: Vec<u64>,
+    /// The family's own question answered in this metric (OmniGravity: reachable static
+    /// states; Solitaire: moves from the start to the goal; Square Destroyer: removals for the
+    /// full grid; a sliding puzzle: its board's distance to the goal), filled in by the export.
+    pub answer: Option<u64>,
 }
 
 /// Everything a run learned about one state space.
@@ -97,10 +101,6 @@ pub struct SpaceReport {
     pub dir: PathBuf,
     pub states: u64,
     pub goal_states: u64,
-    /// The puzzle's own question answered for this space (OmniGravity: reachable static states;
-    /// Solitaire: moves from the start to the goal; Square Destroyer: removals for the full
-    /// grid). `None` where the puzzle has none or it has no answer.
-    pub answer: Option<u64>,
     pub metrics: Vec<MetricStats>,
     pub log: Vec<StageLog>,
 }
@@ -242,7 +242,6 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
         dir: dir.to_owned(),
         states: states.len() as u64,
         goal_states,
-        answer: None,
         metrics: stats,
         log,
     })
@@ -286,5 +285,6 @@ pub fn metric_stats(
         max_distance_states: hist.last().copied().unwrap_or(0),
         distance_histogram: hist,
         degree_histogram: csr.degree_histogram(),
+        answer: None,
     }
 }

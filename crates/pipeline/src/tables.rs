@@ -187,7 +187,7 @@ pub fn summary(spaces: &[&SpaceReport], columns: &[(&'static str, Value)]) -> Ta
         rows.iter().map(|(_, m)| m.max_distance).collect(),
     )
     .u64("max_distance_states", col(&|_, m| m.max_distance_states))
-    .opt_u64("answer", rows.iter().map(|(s, _)| s.answer).collect())
+    .opt_u64("answer", rows.iter().map(|(_, m)| m.answer).collect())
 }
 
 /// A column of values of one type.

@@ -89,7 +89,7 @@ fn solitaire_pipeline_agrees_with_plain_bfs_and_the_judge() {
     // The graph is undirected and every arc is a legal move.
     assert_eq!(csr.arc_count(), 2 * space.metrics[0].edges);
     assert_eq!(
-        space.answer,
+        space.metrics[0].answer,
         Some(dist[solitaire::rank(puzzle.goal()).unwrap() as usize] as u64)
     );
 
@@ -153,7 +153,7 @@ fn omnigravity_answers_agree_with_the_reference_and_the_judge() {
         let text = b.render(b.start());
         let rows: Vec<&str> = text.split('/').collect();
         let answer = omnigravity::reference::count_reachable(&rows);
-        assert_eq!(space.answer, Some(answer), "{name}");
+        assert_eq!(space.metrics[0].answer, Some(answer), "{name}");
         expected += &format!("Case {}: {answer}\n", k + 1);
         // Depth from the start: the stage's BFS against a sequential one over the same graph,
         // and every explored state is reachable.
@@ -167,7 +167,10 @@ fn omnigravity_answers_agree_with_the_reference_and_the_judge() {
         assert_eq!(space.metrics[0].components, scc.len() as u64, "{name}");
     }
     assert_eq!(judge_out, expected);
-    assert!(report.spaces[0].answer == Some(110) && report.spaces[1].answer == Some(2));
+    assert!(
+        report.spaces[0].metrics[0].answer == Some(110)
+            && report.spaces[1].metrics[0].answer == Some(2)
+    );
 }
 
 #[test]
@@ -176,7 +179,7 @@ fn square_destroyer_tables_agree_with_exhaustive_search_and_ida_star() {
     let dir = tempfile::tempdir().unwrap();
     let toml = "name = \"sd\"\noutput = \"unused\"\n[square-destroyer]\nexhaustive = [1, 2, 3]\n";
     let report = run_pipeline(&Pipeline::parse(toml).unwrap(), Some(dir.path()), &quiet()).unwrap();
-    let answers: Vec<Option<u64>> = report.spaces.iter().map(|s| s.answer).collect();
+    let answers: Vec<Option<u64>> = report.spaces.iter().map(|s| s.metrics[0].answer).collect();
     assert_eq!(answers, vec![Some(1), Some(3), Some(6)]);
 
     for (k, n) in [1usize, 2, 3].into_iter().enumerate() {

@@ -12,6 +12,7 @@ static DRIVERS: &[&dyn Driver] = &[
     &solitaire::driver::SolitaireDriver,
     &omnigravity::driver::OmniGravityDriver,
     &square_destroyer::driver::SquareDestroyerDriver,
+    &sliding::driver::SlidingDriver,
 ];
 
 /// Every registered family.
@@ -45,7 +46,11 @@ mod tests {
         assert_eq!(names.len(), drivers().len());
         for d in drivers() {
             let doc = d.example();
-            let read = |_: &str| Err("no files".to_owned());
+            // Files the examples name, from the repository root.
+            let read = |path: &str| {
+                std::fs::read_to_string(format!("{}/../../{path}", env!("CARGO_MANIFEST_DIR")))
+                    .map_err(|e| e.to_string())
+            };
             let input = huarong_core::driver::SectionInput::new(d.name(), doc, &read);
             let section = d
                 .load(&input)

@@ -66,8 +66,8 @@ impl Section for SolitaireSection {
     }
 
     /// Moves from the start to the goal.
-    fn answer(&self, space: &SpaceView<'_>) -> Option<u64> {
+    fn answer(&self, space: &SpaceView<'_>, metric: usize) -> Option<u64> {
         let goal = space.index_of(self.goal)?;
-        space.metrics[0].distance(goal).map(u64::from)
+        space.metrics[metric].distance(goal).map(u64::from)
     }
 }

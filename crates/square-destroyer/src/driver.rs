@@ -134,11 +134,11 @@ impl Section for SquareSection {
     }
 
     /// Removals needed for the full grid.
-    fn answer(&self, space: &SpaceView<'_>) -> Option<u64> {
+    fn answer(&self, space: &SpaceView<'_>, metric: usize) -> Option<u64> {
         let n = self.exhaustive[space.index];
         let puzzle = SquareDestroyer::new(n, self.symmetric);
         let i = space.index_of(puzzle.state_of(puzzle.grid().full()))?;
-        space.metrics[0].distance(i).map(u64::from)
+        space.metrics[metric].distance(i).map(u64::from)
     }
 
     /// `answers.parquet`: the searched cases, with the exhaustive tables' answer where a table

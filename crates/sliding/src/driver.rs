@@ -1,0 +1,252 @@
+//! Sliding-block puzzles in the pipeline and on the command line: the `[sliding]` section (one
+//! space per puzzle file, named by its stem; `answer` is the board's own distance to the goal),
+//! and `huarong solve --puzzle FILE` / `huarong render --puzzle FILE`.
+
+use huarong_core::driver::{
+    Driver, Instance, Plan, Section, SectionInput, SolveError, SolveRequest, SolvedPath, Solver,
+    SpaceSpec, SpaceView,
+};
+use huarong_core::picture::Picture;
+use huarong_core::table::Value;
+use huarong_core::{Puzzle, metric_index};
+use serde::Deserialize;
+
+use crate::search::{self, Outcome};
+use crate::{METRICS, SlidingPuzzle};
+
+/// The registry entry.
+#[derive(Debug)]
+pub struct SlidingDriver;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Config {
+    puzzles: Vec<String>,
+    #[serde(default = "all_metrics")]
+    metrics: Vec<String>,
+    #[serde(default = "yes")]
+    state_tables: bool,
+}
+
+fn all_metrics() -> Vec<String> {
+    METRICS.iter().map(|m| m.to_string()).collect()
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A validated `[sliding]` section.
+#[derive(Debug, Clone)]
+pub struct SlidingSection {
+    pub puzzles: Vec<SlidingPuzzle>,
+    pub metrics: Vec<usize>,
+    pub state_tables: bool,
+}
+
+/// The space id of a puzzle file: its name without folders and `.toml`.
+pub fn stem(path: &str) -> String {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.strip_suffix(".toml").unwrap_or(name).to_owned()
+}
+
+/// Reads one puzzle file's text (`path` names it in errors and gives the space id).
+pub fn read_puzzle(path: &str, text: &str) -> Result<SlidingPuzzle, String> {
+    let stem = stem(path);
+    if stem.is_empty()
+        || !stem
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(format!(
+            "{path}: the file name names the space's folder: use letters, digits, '-' and '_'"
+        ));
+    }
+    crate::parse(text, &stem).map_err(|e| format!("{path}: {e}"))
+}
+
+impl Driver for SlidingDriver {
+    fn name(&self) -> &'static str {
+        "sliding"
+    }
+
+    fn about(&self) -> &'static str {
+        "any sliding-block puzzle from a puzzle file (Pennant, Century, Rush Hour, sliding tiles)"
+    }
+
+    fn notation(&self) -> &'static str {
+        "the board's rows joined by '/': a letter per piece cell, '.' empty, '#' wall; look-alike \
+         pieces take their letters in reading order"
+    }
+
+    fn example(&self) -> &'static str {
+        "[sliding]\n\
+         puzzles = [\"puzzles/pennant.toml\"]       # one space per file, named by its stem\n\
+         metrics = [\"step\", \"straight\", \"piece\"]\n\
+         state_tables = true                      # per-position states/components tables\n"
+    }
+
+    fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, String> {
+        let c: Config = section.deserialize()?;
+        if c.puzzles.is_empty() || c.metrics.is_empty() {
+            return Err("[sliding] needs at least one puzzle and one metric".into());
+        }
+        let mut puzzles: Vec<SlidingPuzzle> = Vec::new();
+        for path in &c.puzzles {
+            let text = section
+                .read_file(path)
+                .map_err(|e| format!("[sliding] puzzles: {e}"))?;
+            let p = read_puzzle(path, &text).map_err(|e| format!("[sliding] puzzles: {e}"))?;
+            if puzzles.iter().any(|q| q.stem == p.stem) {
+                return Err(format!(
+                    "[sliding] puzzles: two files are named {:?}: a space is named by its file",
+                    p.stem
+                ));
+            }
+            puzzles.push(p);
+        }
+        let mut metrics = Vec::new();
+        for m in &c.metrics {
+            let i = METRICS.iter().position(|x| x == m).ok_or_else(|| {
+                format!("[sliding] metrics: unknown metric {m:?} (use step, straight, piece)")
+            })?;
+            if !metrics.contains(&i) {
+                metrics.push(i);
+            }
+        }
+        Ok(Box::new(SlidingSection {
+            puzzles,
+            metrics,
+            state_tables: c.state_tables,
+        }))
+    }
+
+    fn solver(&self) -> Option<&dyn Solver> {
+        Some(&PuzzleFileSolver)
+    }
+}
+
+impl Section for SlidingSection {
+    fn spaces(&self) -> Plan {
+        let spaces = self
+            .puzzles
+            .iter()
+            .map(|p| {
+                let mut s = SpaceSpec::new(Box::new(p.clone()), self.metrics.clone());
+                s.tags = vec![("labeled", Value::Bool(p.labeled))];
+                s.named = vec![("start".into(), p.start)];
+                s.states_table = self.state_tables;
+                s.components_table = self.state_tables;
+                s
+            })
+            .collect();
+        Plan {
+            spaces,
+            notes: Vec::new(),
+        }
+    }
+
+    /// The board's own distance to the goal.
+    fn answer(&self, space: &SpaceView<'_>, metric: usize) -> Option<u64> {
+        let start = space.index_of(self.puzzles[space.index].start)?;
+        space.metrics[metric].distance(start).map(u64::from)
+    }
+}
+
+/// `huarong solve --puzzle FILE` and `huarong render --puzzle FILE`.
+#[derive(Debug)]
+pub struct PuzzleFileSolver;
+
+impl Solver for PuzzleFileSolver {
+    fn accepts(&self, request: &SolveRequest<'_>) -> bool {
+        request.puzzle.is_some()
+    }
+
+    fn instance(&self, request: &SolveRequest<'_>) -> Result<Box<dyn Instance>, String> {
+        let (path, text) = request.puzzle.unwrap_or_default();
+        let puzzle = read_puzzle(path, text)?;
+        let start = match request.position {
+            Some(p) => puzzle
+                .position(p)
+                .map_err(|e| format!("position {p:?}: {e}"))?,
+            None => puzzle.start,
+        };
+        Ok(Box::new(PuzzleInstance { puzzle, start }))
+    }
+}
+
+/// A sliding puzzle and the position to solve (its board unless given).
+#[derive(Debug)]
+pub struct PuzzleInstance {
+    pub puzzle: SlidingPuzzle,
+    pub start: u64,
+}
+
+impl PuzzleInstance {
+    /// The shortest path (codes, start first) in metric `m`: down the tables when given,
+    /// else a search of at most `limit` states.
+    pub fn path(
+        &self,
+        m: usize,
+        distance: Option<&dyn Fn(u64) -> Option<u16>>,
+        limit: u64,
+    ) -> Result<Option<Vec<u64>>, SolveError> {
+        let Some(distance) = distance else {
+            return match search::solve(&self.puzzle, self.start, m, limit) {
+                Outcome::Path(p) => Ok(Some(p)),
+                Outcome::Unsolvable => Ok(None),
+                Outcome::Limit(n) => Err(SolveError::Limit(n)),
+            };
+        };
+        let Some(mut d) = distance(self.start) else {
+            return Ok(None);
+        };
+        let mut path = vec![self.start];
+        let mut next = Vec::new();
+        while d > 0 {
+            next.clear();
+            let here = *path.last().expect("the path starts non-empty");
+            self.puzzle.successors(here, m, &mut next);
+            let step = next
+                .iter()
+                .copied()
+                .find(|&c| distance(c) == Some(d - 1))
+                .expect("a state at distance d has a neighbour at d - 1");
+            path.push(step);
+            d -= 1;
+        }
+        Ok(Some(path))
+    }
+}
+
+impl Instance for PuzzleInstance {
+    fn describe(&self) -> (&'static str, String) {
+        ("puzzle", self.puzzle.name.clone())
+    }
+
+    fn start(&self) -> String {
+        self.puzzle.render(self.start)
+    }
+
+    fn table_space(&self) -> Option<(&dyn Puzzle, u64)> {
+        Some((&self.puzzle, self.start))
+    }
+
+    fn solve(
+        &self,
+        metric: &str,
+        distance: Option<&dyn Fn(u64) -> Option<u16>>,
+        limit: u64,
+    ) -> Result<Option<SolvedPath>, SolveError> {
+        let m = metric_index(&self.puzzle, metric)
+            .ok_or_else(|| SolveError::Metric(metric.to_owned()))?;
+        Ok(self.path(m, distance, limit)?.map(|p| SolvedPath {
+            layouts: p.iter().map(|&c| self.puzzle.render(c)).collect(),
+            pictures: p.iter().map(|&c| self.puzzle.picture(c)).collect(),
+        }))
+    }
+
+    fn picture(&self) -> Picture {
+        self.puzzle.picture(self.start)
+    }
+}
