@@ -22,8 +22,10 @@ use common::{assert_same_outputs, ok, stage_log};
 struct Case {
     /// Key paths the change touches (`boards.name` for a key of an array of tables).
     keys: &'static [&'static str],
-    /// The section (and head) after the change.
+    /// The section (and head) after the change (`@ROOT@` is the test's folder).
     text: String,
+    /// Files the section reads, rewritten in place for this case (name, contents).
+    files: Vec<(&'static str, String)>,
     /// `(space prefix, stage prefix)` of the stage lines that must not be reused; every other
     /// stage line must be. Each pattern must match at least one line.
     rebuilt: &'static [(&'static str, &'static str)],
@@ -33,7 +35,13 @@ struct Case {
 struct Family {
     name: &'static str,
     base: String,
+    /// Files the base pipeline reads, written into the test's folder first.
+    files: Vec<(&'static str, String)>,
     cases: Vec<Case>,
+}
+
+fn bundled(name: &str) -> String {
+    std::fs::read_to_string(common::root().join("puzzles").join(name)).unwrap()
 }
 
 const HEAD: &str = "name = \"contract\"\noutput = \"unused\"\n";
@@ -71,6 +79,16 @@ fn families() -> Vec<Family> {
              samples = {samples}\nseed = {seed}\n"
         ))
     };
+    let sliding = |stems: &[&str], metrics: &str, tables: &str| {
+        let files: Vec<String> = stems
+            .iter()
+            .map(|s| format!("\"@ROOT@/{s}.toml\""))
+            .collect();
+        doc(&format!(
+            "[sliding]\npuzzles = [{}]\nmetrics = {metrics}\nstate_tables = {tables}\n",
+            files.join(", ")
+        ))
+    };
     let (u, l) = ("[\"unlabeled\", \"labeled\"]", "[\"unlabeled\"]");
     let (sp, ssp) = (
         "[\"step\", \"piece\"]",
@@ -80,20 +98,24 @@ fn families() -> Vec<Family> {
         Family {
             name: "huarong",
             base: huarong("[\"h2v1s2\"]", u, sp, "true"),
+            files: vec![],
             cases: vec![
                 Case {
                     keys: &["piece_sets"],
                     text: huarong("[\"h2v1s2\", \"h1v1s2\"]", u, sp, "true"),
+                    files: vec![],
                     rebuilt: &[("h1v1s2-unlabeled", ""), ("h1v1s2-labeled", ""), EXPORT],
                 },
                 Case {
                     keys: &["spaces"],
                     text: huarong("[\"h2v1s2\"]", l, sp, "true"),
+                    files: vec![],
                     rebuilt: &[EXPORT],
                 },
                 Case {
                     keys: &["metrics"],
                     text: huarong("[\"h2v1s2\"]", u, ssp, "true"),
+                    files: vec![],
                     rebuilt: &[
                         ("", "graph straight"),
                         ("", "comps straight"),
@@ -104,6 +126,7 @@ fn families() -> Vec<Family> {
                 Case {
                     keys: &["state_tables"],
                     text: huarong("[\"h2v1s2\"]", u, sp, "false"),
+                    files: vec![],
                     rebuilt: &[EXPORT],
                 },
             ],
@@ -111,16 +134,19 @@ fn families() -> Vec<Family> {
         Family {
             name: "solitaire",
             base: solitaire("4 4 4 5 5 4 6 5", "2 4 3 3 3 6 4 6"),
+            files: vec![],
             cases: vec![
                 Case {
                     keys: &["start"],
                     text: solitaire("4 4 4 5 5 4 6 6", "2 4 3 3 3 6 4 6"),
+                    files: vec![],
                     rebuilt: &[("8x8-4", "dist move"), EXPORT],
                 },
                 // The goal decides only the export (distances run from the start).
                 Case {
                     keys: &["goal"],
                     text: solitaire("4 4 4 5 5 4 6 5", "4 4 4 5 5 4 6 5"),
+                    files: vec![],
                     rebuilt: &[EXPORT],
                 },
             ],
@@ -128,20 +154,24 @@ fn families() -> Vec<Family> {
         Family {
             name: "omnigravity",
             base: og(&[("sample-1", s1), ("sample-2", s2)]),
+            files: vec![],
             cases: vec![
                 Case {
                     keys: &["boards.board"],
                     text: og(&[("sample-1", &s1_moved), ("sample-2", s2)]),
+                    files: vec![],
                     rebuilt: &[("sample-1", ""), EXPORT],
                 },
                 Case {
                     keys: &["boards.name"],
                     text: og(&[("sample-1", s1), ("second", s2)]),
+                    files: vec![],
                     rebuilt: &[("second", ""), EXPORT],
                 },
                 Case {
                     keys: &["boards"],
                     text: og(&[("sample-1", s1)]),
+                    files: vec![],
                     rebuilt: &[EXPORT],
                 },
             ],
@@ -149,31 +179,94 @@ fn families() -> Vec<Family> {
         Family {
             name: "square-destroyer",
             base: square("[1]", true, "[3]", 2, 1),
+            files: vec![],
             cases: vec![
                 Case {
                     keys: &["exhaustive"],
                     text: square("[1, 2]", true, "[3]", 2, 1),
+                    files: vec![],
                     rebuilt: &[("n2", ""), EXPORT],
                 },
                 Case {
                     keys: &["symmetric"],
                     text: square("[1]", false, "[3]", 2, 1),
+                    files: vec![],
                     rebuilt: &[("n1", ""), EXPORT],
                 },
                 Case {
                     keys: &["sampled"],
                     text: square("[1]", true, "[3, 4]", 2, 1),
+                    files: vec![],
                     rebuilt: &[EXPORT],
                 },
                 Case {
                     keys: &["samples"],
                     text: square("[1]", true, "[3]", 3, 1),
+                    files: vec![],
                     rebuilt: &[EXPORT],
                 },
                 Case {
                     keys: &["seed"],
                     text: square("[1]", true, "[3]", 2, 2),
+                    files: vec![],
                     rebuilt: &[EXPORT],
+                },
+            ],
+        },
+        Family {
+            name: "sliding",
+            base: sliding(&["five", "rush"], sp, "true"),
+            files: vec![
+                ("five.toml", bundled("five.toml")),
+                ("rush.toml", bundled("rush-hour-10.toml")),
+                ("quzzle.toml", bundled("quzzle.toml")),
+            ],
+            cases: vec![
+                Case {
+                    keys: &["puzzles"],
+                    text: sliding(&["five", "rush", "quzzle"], sp, "true"),
+                    files: vec![],
+                    rebuilt: &[("quzzle", ""), EXPORT],
+                },
+                Case {
+                    keys: &["metrics"],
+                    text: sliding(&["five", "rush"], ssp, "true"),
+                    files: vec![],
+                    rebuilt: &[
+                        ("", "graph straight"),
+                        ("", "comps straight"),
+                        ("", "dist straight"),
+                        EXPORT,
+                    ],
+                },
+                Case {
+                    keys: &["state_tables"],
+                    text: sliding(&["five", "rush"], sp, "false"),
+                    files: vec![],
+                    rebuilt: &[EXPORT],
+                },
+                // A puzzle file edited in place: another goal for the red car. The positions
+                // and moves are the same; the distances and the export are rebuilt.
+                Case {
+                    keys: &["puzzles"],
+                    text: sliding(&["five", "rush"], sp, "true"),
+                    files: vec![(
+                        "rush.toml",
+                        bundled("rush-hour-10.toml").replace("....AA\n", "...AA.\n"),
+                    )],
+                    rebuilt: &[("rush", "dist"), EXPORT],
+                },
+                // Another board with the same reachable positions (the blank one cell over):
+                // the state table is rebuilt, its bytes are the same, so the graph and
+                // everything after it are reused.
+                Case {
+                    keys: &["puzzles"],
+                    text: sliding(&["five", "rush"], sp, "true"),
+                    files: vec![(
+                        "five.toml",
+                        bundled("five.toml").replacen("45.\n\"\"\"", "4.5\n\"\"\"", 1),
+                    )],
+                    rebuilt: &[("five", "enumerate"), EXPORT],
                 },
             ],
         },
@@ -227,7 +320,7 @@ fn copy_dir(from: &Path, to: &Path) {
 /// both folders must match, and the rerun's log must rebuild exactly what `rebuilt` names.
 fn check_case(root: &Path, tag: &str, base_out: &Path, text: &str, rebuilt: &[(&str, &str)]) {
     let file = root.join(format!("{tag}.toml"));
-    std::fs::write(&file, text).unwrap();
+    std::fs::write(&file, text.replace("@ROOT@", root.to_str().unwrap())).unwrap();
     let file = file.to_str().unwrap();
     let (rerun, fresh) = (
         root.join(format!("{tag}-rerun")),
@@ -284,7 +377,7 @@ fn every_key_of_every_family_invalidates_exactly_what_it_changes() {
         let driver = registry::find(f.name).unwrap();
         let example_keys = section_keys(driver.example(), f.name);
         assert_eq!(
-            section_keys(&f.base, f.name),
+            section_keys(&f.base.replace("@ROOT@", "/tmp"), f.name),
             example_keys,
             "{}: the base pipeline sets every key the example shows",
             f.name
@@ -300,8 +393,15 @@ fn every_key_of_every_family_invalidates_exactly_what_it_changes() {
             f.name
         );
 
+        let write_files = |files: &[(&str, String)]| {
+            for (name, text) in files {
+                std::fs::write(root.path().join(name), text).unwrap();
+            }
+        };
+        write_files(&f.files);
         let base_file = root.path().join(format!("{}.toml", f.name));
-        std::fs::write(&base_file, &f.base).unwrap();
+        let base = f.base.replace("@ROOT@", root.path().to_str().unwrap());
+        std::fs::write(&base_file, base).unwrap();
         let base_out = root.path().join(format!("{}-base", f.name));
         ok(&[
             "run",
@@ -312,7 +412,9 @@ fn every_key_of_every_family_invalidates_exactly_what_it_changes() {
         ]);
         for (k, c) in f.cases.iter().enumerate() {
             let tag = format!("{}-{}-{}", f.name, k, c.keys.join("+"));
+            write_files(&c.files);
             check_case(root.path(), &tag, &base_out, &c.text, c.rebuilt);
+            write_files(&f.files);
         }
     }
 }
@@ -359,7 +461,14 @@ fn sample_states(p: &dyn Puzzle, n: usize) -> Vec<u64> {
 #[test]
 fn notation_round_trips_and_undirected_moves_undo() {
     for f in families() {
-        let p = Pipeline::parse(&f.base).unwrap();
+        let read = |path: &str| -> Result<String, String> {
+            f.files
+                .iter()
+                .find(|(name, _)| path.ends_with(&format!("/{name}")))
+                .map(|(_, text)| text.clone())
+                .ok_or_else(|| format!("{path}: not a file of the case"))
+        };
+        let p = Pipeline::parse_with(&f.base, &read).unwrap();
         for spec in p.section.spaces().spaces {
             let puzzle = spec.puzzle.as_ref();
             let id = puzzle.space_id();
@@ -390,8 +499,12 @@ fn notation_round_trips_and_undirected_moves_undo() {
 fn one_or_two_threads_write_the_same_bytes_for_every_family() {
     let root = tempfile::tempdir().unwrap();
     for f in families() {
+        for (name, text) in &f.files {
+            std::fs::write(root.path().join(name), text).unwrap();
+        }
         let file = root.path().join(format!("{}.toml", f.name));
-        std::fs::write(&file, &f.base).unwrap();
+        let base = f.base.replace("@ROOT@", root.path().to_str().unwrap());
+        std::fs::write(&file, base).unwrap();
         let mut dirs = Vec::new();
         for threads in ["1", "2"] {
             let d = root.path().join(format!("{}-{threads}", f.name));

@@ -298,13 +298,13 @@ impl Section for HuarongSection {
 }
 
 /// `huarong solve LAYOUT` and `huarong render LAYOUT`: a Huarong Dao layout, Cao Cao to the
-/// exit (other goals are the `sliding` family's `--goal`).
+/// exit — or, with `--goal ROW,COL`, to that place (solved as a sliding-block puzzle).
 #[derive(Debug)]
 pub struct LayoutSolver;
 
 impl huarong_core::driver::Solver for LayoutSolver {
     fn accepts(&self, request: &huarong_core::driver::SolveRequest<'_>) -> bool {
-        request.position.is_some() && request.puzzle.is_none() && request.goal.is_none()
+        request.position.is_some() && request.puzzle.is_none()
     }
 
     fn instance(
@@ -313,6 +313,13 @@ impl huarong_core::driver::Solver for LayoutSolver {
     ) -> Result<Box<dyn huarong_core::driver::Instance>, String> {
         let text = request.position.unwrap_or_default();
         let parsed = crate::parse(text).map_err(|e| format!("invalid layout {text:?}: {e}"))?;
+        if let Some(goal) = request.goal {
+            return Ok(Box::new(crate::goal::GoalInstance::new(
+                &parsed.board,
+                parsed.labeled,
+                goal,
+            )?));
+        }
         Ok(Box::new(LayoutInstance {
             space: Unlabeled::new(parsed.board.piece_set()),
             board: parsed.board,

@@ -12,12 +12,14 @@
 //! * [`solve`]: optimal solutions without tables (breadth-first search on bitboards);
 //! * [`named`]: the named layouts of the records table;
 //! * [`picture`]: a board as a [`huarong_core::picture::Picture`] for the `render` crate;
+//! * [`goal`]: a layout as a sliding-block puzzle file, for goals other than the exit;
 //! * [`driver`]: the family's registry entry — the `[huarong]` pipeline section, its spaces and
 //!   records, and the layout reader of `huarong solve` and `huarong render`.
 
 pub mod bits;
 pub mod board;
 pub mod driver;
+pub mod goal;
 pub mod named;
 pub mod notation;
 pub mod perm;

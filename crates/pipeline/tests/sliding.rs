@@ -1,0 +1,240 @@
+//! Every bundled sliding-block puzzle through the real pipeline (`pipelines/sliding.toml`),
+//! checked against the figures published for it. The sources are cited in each puzzle file's
+//! header and below.
+
+use pipeline::{Pipeline, RunOptions, SpaceReport, run_pipeline};
+
+fn root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The board's published optimum: (space, metric, moves).
+const OPTIMA: &[(&str, &str, u64)] = &[
+    // L. E. Hordern, "Sliding Piece Puzzles" (1986); puzzlopia checks/checkPennant.go.
+    ("pennant", "piece", 59),
+    // J. A. Storer, "Quzzle And Quzzle Killer": 84 rectilinear, 93 straight-line moves.
+    ("quzzle", "piece", 84),
+    ("quzzle", "straight", 93),
+    // J. A. Storer, "Century and Super Century": 99, 149 (after the pure form's half move),
+    // 138 and 230 rectilinear moves.
+    ("century", "piece", 99),
+    ("century-and-a-half", "piece", 149),
+    ("super-century", "piece", 138),
+    ("new-century", "piece", 230),
+    // puzzlopia checks/checkSupercompo.go, after N. Baxter's chart.
+    ("supercompo", "piece", 123),
+    // The classic 横刀立马 record (SPEC; dnomd343/klotski; puzzlopia checks/checkAneRouge.go).
+    ("hengdao-lima", "piece", 81),
+    // M. Fogleman's Rush Hour database (rush.txt): moves of the database line.
+    ("rush-hour-60", "straight", 60),
+    ("rush-hour-58", "straight", 58),
+    ("rush-hour-55", "straight", 55),
+    ("rush-hour-51", "straight", 51),
+    ("rush-hour-10", "straight", 10),
+];
+
+/// Positions reachable from the board: (space, count).
+const STATES: &[(&str, u64)] = &[
+    // Fogleman's database: the cluster size of the line.
+    ("rush-hour-60", 2332),
+    ("rush-hour-58", 9192),
+    ("rush-hour-55", 9712),
+    ("rush-hour-51", 9360),
+    ("rush-hour-10", 304),
+    // n!/2 for the sliding tiles.
+    ("five", 360),
+    ("seven", 20_160),
+    ("eight", 181_440),
+    ("nine", 1_814_400),
+];
+
+/// Positions at each distance from the solved board, single-tile moves (the OEIS sequences
+/// computed by H. Pfoertner from Karlemo and Östergård's data; the 8-puzzle's first by A.
+/// Reinefeld, IJCAI 1993).
+const TILE_DISTRIBUTIONS: &[(&str, &[u64])] = &[
+    // OEIS A090034.
+    (
+        "five",
+        &[
+            1, 2, 3, 5, 6, 7, 10, 12, 12, 16, 23, 25, 28, 39, 44, 40, 29, 21, 18, 12, 6, 1,
+        ],
+    ),
+    // OEIS A090035.
+    (
+        "seven",
+        &[
+            1, 2, 3, 6, 10, 14, 19, 28, 42, 61, 85, 119, 161, 215, 293, 396, 506, 632, 788, 985,
+            1194, 1414, 1664, 1884, 1999, 1958, 1770, 1463, 1076, 667, 361, 190, 88, 39, 19, 7, 1,
+        ],
+    ),
+    // OEIS A089473.
+    (
+        "eight",
+        &[
+            1, 2, 4, 8, 16, 20, 39, 62, 116, 152, 286, 396, 748, 1024, 1893, 2512, 4485, 5638,
+            9529, 10878, 16993, 17110, 23952, 20224, 24047, 15578, 14560, 6274, 3910, 760, 221, 2,
+        ],
+    ),
+    // OEIS A090036.
+    (
+        "nine",
+        &[
+            1, 2, 3, 6, 11, 19, 30, 44, 68, 112, 176, 271, 411, 602, 851, 1232, 1783, 2530, 3567,
+            4996, 6838, 9279, 12463, 16597, 21848, 28227, 35682, 44464, 54597, 65966, 78433, 91725,
+            104896, 116966, 126335, 131998, 133107, 128720, 119332, 106335, 91545, 75742, 60119,
+            45840, 33422, 23223, 15140, 9094, 5073, 2605, 1224, 528, 225, 75, 20, 2,
+        ],
+    ),
+];
+
+fn space<'a>(spaces: &'a [SpaceReport], id: &str) -> &'a SpaceReport {
+    spaces
+        .iter()
+        .find(|s| s.space_id == id)
+        .unwrap_or_else(|| panic!("no space {id}"))
+}
+
+#[test]
+fn every_bundled_puzzle_meets_its_published_figures() {
+    let text = std::fs::read_to_string(root().join("pipelines/sliding.toml")).unwrap();
+    let read = |path: &str| std::fs::read_to_string(root().join(path)).map_err(|e| e.to_string());
+    let pipeline = Pipeline::parse_with(&text, &read).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let report = run_pipeline(&pipeline, Some(dir.path()), &RunOptions::default()).unwrap();
+    for &(id, metric, moves) in OPTIMA {
+        let s = space(&report.spaces, id);
+        let m = s.metrics.iter().find(|m| m.metric == metric).unwrap();
+        assert_eq!(m.answer, Some(moves), "{id} in the {metric} metric");
+    }
+    for &(id, states) in STATES {
+        assert_eq!(space(&report.spaces, id).states, states, "{id}");
+    }
+    for &(id, dist) in TILE_DISTRIBUTIONS {
+        let s = space(&report.spaces, id);
+        // A tile moves one cell at a time, so all three metrics agree.
+        for m in &s.metrics {
+            assert_eq!(
+                m.distance_histogram, dist,
+                "{id} in the {} metric",
+                m.metric
+            );
+        }
+    }
+    // Every bundled puzzle file (but the fifteen puzzle's, for `solve`) is in the pipeline and
+    // has a published figure checked here.
+    let checked: Vec<&str> = OPTIMA
+        .iter()
+        .map(|o| o.0)
+        .chain(TILE_DISTRIBUTIONS.iter().map(|t| t.0))
+        .collect();
+    let mut files: Vec<String> = std::fs::read_dir(root().join("puzzles"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().replace(".toml", ""))
+        .filter(|n| !n.starts_with("fifteen"))
+        .collect();
+    files.sort();
+    for f in &files {
+        assert!(
+            checked.contains(&f.as_str()),
+            "{f} has no published figure checked"
+        );
+        space(&report.spaces, f);
+    }
+    assert!(files.len() >= 15, "{files:?}");
+}
+
+/// Every position of a sliding puzzle's space with its distance to the goal in `metric`
+/// (a plain breadth-first search over the puzzle's own moves).
+fn sliding_distances(p: &sliding::SlidingPuzzle, metric: usize) -> Vec<(u64, Option<u32>)> {
+    use huarong_core::Puzzle;
+    let codes = enumerate::explore(p, |_| {});
+    let index = |c: u64| codes.binary_search(&c).unwrap();
+    let mut dist: Vec<Option<u32>> = vec![None; codes.len()];
+    let mut frontier: Vec<usize> = (0..codes.len()).filter(|&i| p.is_goal(codes[i])).collect();
+    for &i in &frontier {
+        dist[i] = Some(0);
+    }
+    let mut d = 0;
+    let mut out = Vec::new();
+    while !frontier.is_empty() {
+        d += 1;
+        let mut next = Vec::new();
+        for &i in &frontier {
+            out.clear();
+            p.successors(codes[i], metric, &mut out);
+            for &t in &out {
+                let j = index(t);
+                if dist[j].is_none() {
+                    dist[j] = Some(d);
+                    next.push(j);
+                }
+            }
+        }
+        frontier = next;
+    }
+    codes.into_iter().zip(dist).collect()
+}
+
+/// Huarong Dao layouts written as puzzle files (`klotski::goal::puzzle_file`) reach the same
+/// distances through the generic sliding engine as through the dedicated `klotski` stages: the
+/// 12 named classic layouts in all three metrics, and 1,000 random classic positions — each
+/// compared with every position of its component.
+#[test]
+fn huarong_layouts_as_puzzle_files_match_the_klotski_stages() {
+    use huarong_core::{Puzzle, SplitMix, UNREACHABLE};
+    use klotski::{PieceSet, Unlabeled};
+    let dir = tempfile::tempdir().unwrap();
+    let u = Unlabeled::new(PieceSet::CLASSIC);
+    pipeline::run_space(&u, dir.path(), &[0, 1, 2], &RunOptions::default()).unwrap();
+    let open = pipeline::tables::OpenSpace::open(&u, dir.path(), &[0, 1, 2]).unwrap();
+    let klotski_distance = |layout: &str, m: usize| -> Option<u32> {
+        let code = klotski::parse(layout).unwrap().board.code();
+        let i = u.index_of(code).unwrap() as usize;
+        let d = open.metrics[m].distances.values()[i];
+        (d != UNREACHABLE).then_some(d as u32)
+    };
+    let mut covered = std::collections::HashSet::new();
+    let mut starts: Vec<u32> = klotski::named::LAYOUTS
+        .iter()
+        .take(12)
+        .map(|(_, l)| u.index_of_board(&klotski::parse(l).unwrap().board).unwrap())
+        .collect();
+    let mut rng = SplitMix(16);
+    starts.extend((0..1000).map(|_| (rng.next_u64() % u.len() as u64) as u32));
+    let (mut compared, mut components) = (0usize, 0usize);
+    for &start in &starts {
+        if covered.contains(&start) {
+            continue;
+        }
+        let board = u.board(start);
+        let (text, back) = klotski::goal::puzzle_file(&board, false, (3, 1)).unwrap();
+        let p = sliding::parse(&text, "layout").unwrap();
+        let layout_of = |code: u64| -> String {
+            p.render(code)
+                .chars()
+                .map(|c| back.get(&c).copied().unwrap_or(c))
+                .collect()
+        };
+        components += 1;
+        for m in 0..3 {
+            for (code, d) in sliding_distances(&p, m) {
+                let layout = layout_of(code);
+                assert_eq!(d, klotski_distance(&layout, m), "{layout} metric {m}");
+                if m == 0 {
+                    covered.insert(
+                        u.index_of(klotski::parse(&layout).unwrap().board.code())
+                            .unwrap(),
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    eprintln!("{compared} positions compared in {components} components");
+    // The components of 1,012 starting positions: most of the space.
+    assert!(
+        compared > 30_000,
+        "{compared} positions in {components} components"
+    );
+}
