@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 runs="${RUNS:-1200000}"
-for t in layout pipeline_config judge_square_destroyer judge_omnigravity judge_solitaire; do
+for t in layout pipeline_config puzzle_file judge_square_destroyer judge_omnigravity judge_solitaire; do
   mkdir -p "corpus/$t"
   start=$(date +%s)
   cargo +nightly fuzz run -O "$t" "corpus/$t" -- -runs="$runs" -max_len=4096 \

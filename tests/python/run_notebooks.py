@@ -4,7 +4,8 @@ Usage: python run_notebooks.py OUTPUTS_ROOT HUARONG_BIN [EXECUTED_DIR]
 OUTPUTS_ROOT holds the pipelines' output folders: huarong.py reads OUTPUTS_ROOT/huarong-canonical
 (through HUARONG_OUTPUTS), siblings.py reads OUTPUTS_ROOT/{solitaire,omnigravity,square-destroyer}
 (through SIBLING_OUTPUTS), universe.py reads OUTPUTS_ROOT/klotski-universe (through
-UNIVERSE_OUTPUTS); notebooks call HUARONG_BIN. Executed copies go to EXECUTED_DIR
+UNIVERSE_OUTPUTS), sliding.py reads OUTPUTS_ROOT/sliding (through SLIDING_OUTPUTS); notebooks
+call HUARONG_BIN. Executed copies go to EXECUTED_DIR
 (default: a temporary folder), never into the repository.
 """
 
@@ -24,6 +25,7 @@ def main() -> None:
     os.environ["HUARONG_OUTPUTS"] = str(root / "huarong-canonical")
     os.environ["SIBLING_OUTPUTS"] = str(root)
     os.environ["UNIVERSE_OUTPUTS"] = str(root / "klotski-universe")
+    os.environ["SLIDING_OUTPUTS"] = str(root / "sliding")
     os.environ["HUARONG_BIN"] = str(binary)
     os.environ.pop("MPLBACKEND", None)  # the kernel draws inline
     notebooks = Path(__file__).resolve().parents[2] / "notebooks"

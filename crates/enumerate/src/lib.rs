@@ -2,7 +2,9 @@
 //! holding one `u64` code per dense index, in increasing code order.
 //!
 //! Ranked spaces are filled by unranking every index in parallel chunks; explored spaces are
-//! discovered by a breadth-first search from the puzzle's start states and then sorted. Either way
+//! discovered by a breadth-first search from the puzzle's start states and then sorted (for
+//! undirected moves level by level against the two levels before, for directed ones against
+//! everything seen). Either way
 //! the table is sorted, so [`StateTable::lookup`] ranks a code by binary search.
 
 use std::path::Path;
@@ -163,33 +165,74 @@ fn write_explored<P: Puzzle + ?Sized>(
     Ok(w.finish()?)
 }
 
-/// Every state reachable from the puzzle's starts (in any metric), sorted.
-///
-/// A level-synchronous parallel search over sorted vectors instead of a hash set: each level's
-/// successors are generated in parallel, sorted and deduplicated, stripped of the states
-/// already known (binary search), and merged into the sorted set of known states.
+/// Every state reachable from the puzzle's starts (along [`Puzzle::explore_metrics`]), sorted.
 pub fn explore<P: Puzzle + ?Sized>(puzzle: &P, progress: impl Fn(u64)) -> Vec<u64> {
+    if puzzle.directed() {
+        explore_directed(puzzle, progress)
+    } else {
+        explore_layers(puzzle, progress)
+    }
+}
+
+/// The successors of a level's states, sorted and deduplicated (in parallel when the level is
+/// large enough to pay for it).
+fn next_level<P: Puzzle + ?Sized>(puzzle: &P, metrics: &[usize], frontier: &[u64]) -> Vec<u64> {
+    const PARALLEL: usize = 4096;
+    let expand = |chunk: &[u64]| {
+        let mut out = Vec::new();
+        for &code in chunk {
+            for &metric in metrics {
+                puzzle.successors(code, metric, &mut out);
+            }
+        }
+        out
+    };
+    let mut next: Vec<u64> = if frontier.len() < PARALLEL {
+        expand(frontier)
+    } else {
+        frontier.par_chunks(1024).flat_map_iter(expand).collect()
+    };
+    if next.len() < PARALLEL {
+        next.sort_unstable();
+    } else {
+        next.par_sort_unstable();
+    }
+    next.dedup();
+    next
+}
+
+/// Undirected moves: a breadth-first search by levels, where the neighbours of level `k` lie in
+/// levels `k − 1`, `k` and `k + 1` only. So each new level is checked against the two before it
+/// (binary search in sorted vectors), never against everything seen; the levels are merged once
+/// at the end.
+fn explore_layers<P: Puzzle + ?Sized>(puzzle: &P, progress: impl Fn(u64)) -> Vec<u64> {
+    let metrics = puzzle.explore_metrics();
+    let mut current: Vec<u64> = puzzle.starts();
+    current.sort_unstable();
+    current.dedup();
+    let mut previous: Vec<u64> = Vec::new();
+    let mut all = current.clone();
+    while !current.is_empty() {
+        let mut next = next_level(puzzle, &metrics, &current);
+        next.retain(|c| previous.binary_search(c).is_err() && current.binary_search(c).is_err());
+        progress(next.len() as u64);
+        all.extend_from_slice(&next);
+        previous = std::mem::replace(&mut current, next);
+    }
+    all.par_sort_unstable();
+    all
+}
+
+/// Directed moves: a level-synchronous search against the sorted set of every state seen
+/// (a state can be reached again from any later level).
+fn explore_directed<P: Puzzle + ?Sized>(puzzle: &P, progress: impl Fn(u64)) -> Vec<u64> {
+    let metrics = puzzle.explore_metrics();
     let mut frontier: Vec<u64> = puzzle.starts();
     frontier.sort_unstable();
     frontier.dedup();
     let mut seen = frontier.clone();
-    let metrics = puzzle.metrics().len();
     while !frontier.is_empty() {
-        let mut next: Vec<u64> = frontier
-            .par_chunks(1024)
-            .flat_map_iter(|chunk| {
-                let mut out = Vec::new();
-                for &code in chunk {
-                    for metric in 0..metrics {
-                        puzzle.successors(code, metric, &mut out);
-                    }
-                }
-                out
-            })
-            .collect();
-        next.par_sort_unstable();
-        next.dedup();
-        let next: Vec<u64> = next
+        let next: Vec<u64> = next_level(puzzle, &metrics, &frontier)
             .into_par_iter()
             .filter(|c| seen.binary_search(c).is_err())
             .collect();

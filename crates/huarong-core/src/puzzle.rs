@@ -54,6 +54,13 @@ pub trait Puzzle: Sync + Send {
     /// The dense index of `code`, or `None` if it is not a state of this space (ranked spaces only).
     fn rank(&self, code: u64) -> Option<u64>;
 
+    /// The metrics whose moves the enumerate stage follows to discover an explored space: all
+    /// of them by default. A puzzle whose metrics all reach the same states may name the
+    /// cheapest (the state table is the same, so its fingerprint does not depend on it).
+    fn explore_metrics(&self) -> Vec<usize> {
+        (0..self.metrics().len()).collect()
+    }
+
     /// Start states of an explored space (and of [`DistanceSources::Starts`]).
     fn starts(&self) -> Vec<u64> {
         Vec::new()

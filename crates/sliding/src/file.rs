@@ -387,7 +387,7 @@ mod tests {
                 let row = "A".to_owned() + &".".repeat(12);
                 PENNANT.replace(
                     "AABB\nAACC\nDE..\nFGHH\nFGII",
-                    &vec![row.as_str(); 5].join("\n"),
+                    &[row.as_str(); 5].join("\n"),
                 )
             }),
             ("not printable", with("DE..", "DE.\u{e9}")),

@@ -365,20 +365,23 @@ impl Layout {
         let mut places = [0u8; MAX_CELLS];
         self.decode(code, &mut places);
         let occ = self.occupancy(&places[..self.pieces]);
-        let mut targets: Vec<u8> = Vec::with_capacity(16);
+        // Places a piece can move to (at most one per candidate) and a flood-fill stack.
+        let mut targets = [0u8; MAX_CELLS];
+        let mut stack = [0u8; MAX_CELLS];
         for (ci, class) in self.classes.iter().enumerate() {
             let k = class.len();
             for i in 0..k {
                 let at = places[class.offset + i];
                 let others = occ & !class.masks[at as usize];
                 let open = |j: u8| class.masks[j as usize] & others == 0;
-                targets.clear();
+                let mut n = 0;
                 match metric {
                     0 => {
                         for d in 0..4 {
                             let j = class.step[at as usize][d];
                             if j != NONE && open(j) {
-                                targets.push(j);
+                                targets[n] = j;
+                                n += 1;
                             }
                         }
                     }
@@ -386,7 +389,8 @@ impl Layout {
                         for d in 0..4 {
                             let mut j = class.step[at as usize][d];
                             while j != NONE && open(j) {
-                                targets.push(j);
+                                targets[n] = j;
+                                n += 1;
                                 j = class.step[j as usize][d];
                             }
                         }
@@ -394,24 +398,33 @@ impl Layout {
                     _ => {
                         // Every anchor the piece reaches by unit slides, the others fixed.
                         let mut seen = 1u64 << at;
-                        let mut stack = vec![at];
-                        while let Some(j) = stack.pop() {
+                        stack[0] = at;
+                        let mut top = 1;
+                        while top > 0 {
+                            top -= 1;
+                            let j = stack[top];
                             for d in 0..4 {
-                                let n = class.step[j as usize][d];
-                                if n != NONE && seen >> n & 1 == 0 && open(n) {
-                                    seen |= 1 << n;
-                                    stack.push(n);
-                                    targets.push(n);
+                                let c = class.step[j as usize][d];
+                                if c != NONE && seen >> c & 1 == 0 && open(c) {
+                                    seen |= 1 << c;
+                                    stack[top] = c;
+                                    top += 1;
+                                    targets[n] = c;
+                                    n += 1;
                                 }
                             }
                         }
                     }
                 }
-                if targets.is_empty() {
+                if n == 0 {
                     continue;
                 }
                 let old = self.class_rank_at(&places, ci);
-                for &j in &targets {
+                for &j in &targets[..n] {
+                    if k == 1 {
+                        out.push(code - old * class.mult + j as u64 * class.mult);
+                        continue;
+                    }
                     let mut buf = [0u8; MAX_CELLS];
                     let slice = &mut buf[..k];
                     slice.copy_from_slice(&places[class.offset..class.offset + k]);
