@@ -26,9 +26,7 @@ pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P) -> u64 {
     let mut fp = Fingerprint::new("enumerate", VERSION);
     huarong_core::add_space(&mut fp, puzzle);
     if puzzle.ranked_len().is_none() {
-        let mut starts = puzzle.starts();
-        starts.sort_unstable();
-        starts.dedup();
+        let starts = sorted_starts(puzzle);
         fp.add_list(starts.len());
         for s in starts {
             fp.add_u64(s);
@@ -174,6 +172,14 @@ pub fn explore<P: Puzzle + ?Sized>(puzzle: &P, progress: impl Fn(u64)) -> Vec<u6
     }
 }
 
+/// The start states, sorted and deduplicated.
+fn sorted_starts<P: Puzzle + ?Sized>(puzzle: &P) -> Vec<u64> {
+    let mut starts = puzzle.starts();
+    starts.sort_unstable();
+    starts.dedup();
+    starts
+}
+
 /// The successors of a level's states, sorted and deduplicated (in parallel when the level is
 /// large enough to pay for it).
 fn next_level<P: Puzzle + ?Sized>(puzzle: &P, metrics: &[usize], frontier: &[u64]) -> Vec<u64> {
@@ -207,9 +213,7 @@ fn next_level<P: Puzzle + ?Sized>(puzzle: &P, metrics: &[usize], frontier: &[u64
 /// at the end.
 fn explore_layers<P: Puzzle + ?Sized>(puzzle: &P, progress: impl Fn(u64)) -> Vec<u64> {
     let metrics = puzzle.explore_metrics();
-    let mut current: Vec<u64> = puzzle.starts();
-    current.sort_unstable();
-    current.dedup();
+    let mut current = sorted_starts(puzzle);
     let mut previous: Vec<u64> = Vec::new();
     let mut all = current.clone();
     while !current.is_empty() {
@@ -227,9 +231,7 @@ fn explore_layers<P: Puzzle + ?Sized>(puzzle: &P, progress: impl Fn(u64)) -> Vec
 /// (a state can be reached again from any later level).
 fn explore_directed<P: Puzzle + ?Sized>(puzzle: &P, progress: impl Fn(u64)) -> Vec<u64> {
     let metrics = puzzle.explore_metrics();
-    let mut frontier: Vec<u64> = puzzle.starts();
-    frontier.sort_unstable();
-    frontier.dedup();
+    let mut frontier = sorted_starts(puzzle);
     let mut seen = frontier.clone();
     while !frontier.is_empty() {
         let next: Vec<u64> = next_level(puzzle, &metrics, &frontier)
