@@ -223,3 +223,50 @@ fn bad_puzzle_files_exit_2_naming_the_problem() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("rows 0-3"), "{}", stderr(&o));
 }
+
+/// Tables built from an older version of a puzzle file are never used: `solve` searches cold.
+#[test]
+fn tables_of_an_edited_puzzle_file_are_not_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("q.toml");
+    std::fs::write(
+        &file,
+        std::fs::read_to_string(puzzle("quzzle.toml")).unwrap(),
+    )
+    .unwrap();
+    let toml = dir.path().join("p.toml");
+    std::fs::write(
+        &toml,
+        format!(
+            "name = \"p\"\noutput = \"o\"\n[sliding]\npuzzles = [\"{}\"]\n",
+            file.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    ok(&[
+        "run",
+        toml.to_str().unwrap(),
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let solve = || {
+        let o = huarong(&[
+            "solve",
+            "--puzzle",
+            file.to_str().unwrap(),
+            "--tables",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o).lines().next().unwrap().to_owned()
+    };
+    assert_eq!(solve(), "84");
+    // The goal becomes the 2x2 block's own place: 0 moves, not the old tables' 84.
+    let edited = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("..AA\n..AA\n....", "AA..\nAA..\n....");
+    std::fs::write(&file, edited).unwrap();
+    assert_eq!(solve(), "0");
+}

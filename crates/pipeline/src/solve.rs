@@ -61,8 +61,18 @@ pub struct DistanceTables {
 
 impl DistanceTables {
     /// Opens the tables of `puzzle`'s space for `metric` under `root`: `Ok(None)` when they are
-    /// absent, an error when they are there but corrupt or stale.
+    /// absent or stale (built for another version of the puzzle, e.g. an edited puzzle file:
+    /// never used), an error when they are there but corrupt.
     pub fn open(root: &Path, puzzle: &dyn Puzzle, metric: &str) -> Result<Option<Self>, Error> {
+        match Self::open_current(root, puzzle, metric) {
+            Err(Error::Tables(StageError::Artifact(huarong_core::ArtifactError::Stale {
+                ..
+            }))) => Ok(None),
+            other => other,
+        }
+    }
+
+    fn open_current(root: &Path, puzzle: &dyn Puzzle, metric: &str) -> Result<Option<Self>, Error> {
         let Some(m) = metric_index(puzzle, metric) else {
             return Err(SolveError::Metric(metric.to_owned()).into());
         };
