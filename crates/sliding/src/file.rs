@@ -260,7 +260,7 @@ pub fn parse(text: &str, stem: &str) -> Result<SlidingPuzzle, PuzzleError> {
         filled[k] += 1;
     }
     let start = layout.encode(&places);
-    let goal = goal_of(&goal, &board, &pieces, &layout, &class_of, walls, cols)?;
+    let goal = goal_of(&goal, &pieces, &layout, &class_of, walls, cols)?;
     Ok(SlidingPuzzle {
         name: raw.name,
         stem: stem.to_owned(),
@@ -275,14 +275,12 @@ pub fn parse(text: &str, stem: &str) -> Result<SlidingPuzzle, PuzzleError> {
 /// The goal as (class, candidate) requirements.
 fn goal_of(
     goal: &Grid,
-    board: &Grid,
     pieces: &BTreeMap<char, Vec<(usize, usize)>>,
     layout: &Layout,
     class_of: &dyn Fn(char) -> usize,
     walls: u64,
     cols: usize,
 ) -> Result<Vec<(usize, u8)>, PuzzleError> {
-    let _ = board;
     let mut cells: BTreeMap<char, Vec<(usize, usize)>> = BTreeMap::new();
     for (r, row) in goal.rows.iter().enumerate() {
         for (c, &ch) in row.iter().enumerate() {

@@ -32,11 +32,10 @@ impl Reference {
     fn canonical(&self, g: &Grid) -> Grid {
         let mut out = g.clone();
         let mut done = HashSet::new();
-        for (letter, class) in &self.class {
+        for class in self.class.values() {
             if !done.insert(class.clone()) || class.len() < 2 {
                 continue;
             }
-            let _ = letter;
             let mut placed: Vec<(usize, Vec<usize>)> = class
                 .iter()
                 .map(|&l| {
