@@ -1,6 +1,8 @@
 //! Sliding-block puzzles on the command line: `solve --puzzle` (plain, JSON, tables, the state
 //! budget), `solve LAYOUT --goal`, `render --puzzle`, and bad puzzle files.
 
+use std::path::{Path, PathBuf};
+
 mod common;
 use common::{huarong, ok, stderr, stdout};
 
@@ -10,6 +12,23 @@ fn puzzle(name: &str) -> String {
         .join(name)
         .to_string_lossy()
         .into_owned()
+}
+
+/// Runs a `[sliding]` pipeline of one puzzle file in `dir`; returns the pipeline file and the
+/// output folder.
+fn run_one_puzzle(dir: &Path, file: &str) -> (PathBuf, PathBuf) {
+    let toml = dir.join("p.toml");
+    let text = format!("name = \"p\"\noutput = \"o\"\n[sliding]\npuzzles = [\"{file}\"]\n");
+    std::fs::write(&toml, text).unwrap();
+    let out = dir.join("out");
+    ok(&[
+        "run",
+        toml.to_str().unwrap(),
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    (toml, out)
 }
 
 #[test]
@@ -52,23 +71,7 @@ fn solve_a_puzzle_file_plain_json_and_from_tables() {
 
     // From a pipeline's tables: the same number of moves, descending the distances.
     let dir = tempfile::tempdir().unwrap();
-    let toml = dir.path().join("p.toml");
-    std::fs::write(
-        &toml,
-        format!(
-            "name = \"p\"\noutput = \"o\"\n[sliding]\npuzzles = [\"{}\"]\n",
-            puzzle("quzzle.toml")
-        ),
-    )
-    .unwrap();
-    let out = dir.path().join("out");
-    ok(&[
-        "run",
-        toml.to_str().unwrap(),
-        "-q",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let (toml, out) = run_one_puzzle(dir.path(), &puzzle("quzzle.toml"));
     // `inspect` and `verify` read sliding outputs like any other.
     let o = huarong(&["inspect", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -234,23 +237,7 @@ fn tables_of_an_edited_puzzle_file_are_not_used() {
         std::fs::read_to_string(puzzle("quzzle.toml")).unwrap(),
     )
     .unwrap();
-    let toml = dir.path().join("p.toml");
-    std::fs::write(
-        &toml,
-        format!(
-            "name = \"p\"\noutput = \"o\"\n[sliding]\npuzzles = [\"{}\"]\n",
-            file.display()
-        ),
-    )
-    .unwrap();
-    let out = dir.path().join("out");
-    ok(&[
-        "run",
-        toml.to_str().unwrap(),
-        "-q",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let (_, out) = run_one_puzzle(dir.path(), &file.to_string_lossy());
     let solve = || {
         let o = huarong(&[
             "solve",

@@ -52,13 +52,21 @@ impl OpenSpace {
         metrics: &[usize],
     ) -> Result<Self, huarong_core::StageError> {
         let states = StateTable::open(&dir.join(files::STATES), puzzle)?;
+        // The distance sources (a scan over every state for goals) are the same in every metric.
+        let sources = distances::sources(puzzle, &states)?;
         let mut out = Vec::new();
         for &m in metrics {
             let name = puzzle.metrics()[m];
             let csr = Csr::open(&dir.join(files::graph(name)), puzzle, m, &states)?;
             let components = Components::open(&dir.join(files::components(name)), &csr)?;
-            let distances =
-                Distances::open(&dir.join(files::distances(name)), puzzle, &states, &csr)?;
+            let fingerprint = distances::fingerprint_of(
+                puzzle.distance_sources(),
+                &sources,
+                states.checksum(),
+                csr.checksum(),
+                csr.is_directed(),
+            );
+            let distances = Distances::open_with(&dir.join(files::distances(name)), fingerprint)?;
             out.push(OpenMetric {
                 name: name.to_owned(),
                 csr,
