@@ -44,6 +44,18 @@ done
 "$venv/bin/python" tests/python/check_outputs.py "${pipelines[@]/#/$scratch/}" \
   "$scratch/klotski-universe"
 "$venv/bin/python" tests/python/run_notebooks.py "$scratch" "$huarong" "$scratch/executed"
-# Three Python checks passed (set -e stops at the first failure): rust-version, outputs,
-# notebooks.
-echo "total: $((passed + 3)) passed, 0 failed"
+
+echo "== browser: huarong serve in headless Chromium, driven through WebDriver"
+if ! command -v chromium > /dev/null || ! command -v chromedriver > /dev/null; then
+  # Debian's Chromium and its driver (and a CJK font for the layouts' names).
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+    chromium chromium-driver fonts-wqy-zenhei > /dev/null
+fi
+"$venv/bin/python" tests/python/browser_test.py "$huarong" "$scratch/huarong-canonical" \
+  "$scratch/screenshots"
+# Four Python checks passed (set -e stops at the first failure): rust-version, outputs,
+# notebooks, browser.
+echo "total: $((passed + 4)) passed, 0 failed"

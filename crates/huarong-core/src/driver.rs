@@ -79,6 +79,12 @@ pub trait Solver: Send + Sync {
 
     /// The position `request` names, or what is wrong with it (row, column, piece).
     fn instance(&self, request: &SolveRequest<'_>) -> Result<Box<dyn Instance>, String>;
+
+    /// Named positions a player can pick (name, position as [`SolveRequest::position`] reads
+    /// it), e.g. the classic Huarong Dao layouts.
+    fn named(&self) -> Vec<(&'static str, &'static str)> {
+        Vec::new()
+    }
 }
 
 /// One position to solve.
@@ -105,6 +111,19 @@ pub trait Instance {
 
     /// The start as a picture.
     fn picture(&self) -> Picture;
+
+    /// Every position one move away in `metric` (a metric name), in the family's move order.
+    fn moves(&self, metric: &str) -> Result<Vec<Step>, SolveError>;
+}
+
+/// A position one move away from an [`Instance`]'s start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    /// In the notation of [`Instance::start`] (what [`SolveRequest::position`] reads).
+    pub position: String,
+    /// Its code in the [`Instance::table_space`], when the instance has one.
+    pub code: Option<u64>,
+    pub picture: Picture,
 }
 
 /// A path from the start to a goal: every position in the family's notation and as a picture.

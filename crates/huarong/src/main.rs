@@ -253,6 +253,29 @@ enum Command {
         #[arg(long)]
         examples: bool,
     },
+    /// Play any position in the browser: every legal move shown with the distance it leads to,
+    /// hints and animated optimal solutions (from the distance tables, else a search).
+    Serve {
+        /// Port to listen on (0: any free port; the address is printed).
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// Address to bind; only this machine can connect unless you say otherwise.
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: std::net::IpAddr,
+        /// Where to look for distance tables (<DIR>/<space>/); repeatable, first match wins.
+        /// Default: every folder under outputs/.
+        #[arg(long, value_name = "DIR")]
+        tables: Vec<PathBuf>,
+        /// The puzzle files the page offers.
+        #[arg(long, value_name = "DIR", default_value = "puzzles")]
+        puzzles: PathBuf,
+        /// Most states explored for a position whose space has no tables.
+        #[arg(long, value_name = "N", default_value_t = 5_000_000)]
+        max_states: u64,
+        /// Worker threads (default: one per core).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -381,6 +404,47 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Puzzles { examples } => {
             emit(&format_puzzles(examples))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Serve {
+            port,
+            bind,
+            tables,
+            puzzles,
+            max_states,
+            threads,
+        } => {
+            let roots = if tables.is_empty() {
+                pipeline::solve::default_roots()
+            } else {
+                tables
+            };
+            let catalog = serve::Catalog::load(puzzles.exists().then_some(puzzles.as_path()))
+                .context("loading the puzzle files")?;
+            for (file, why) in &catalog.skipped {
+                eprintln!("skipping {file}: {why}");
+            }
+            let roots_shown: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+            let app = serve::App {
+                atlas: pipeline::play::Atlas::new(roots, max_states),
+                catalog,
+            };
+            serve::run(
+                std::net::SocketAddr::new(bind, port),
+                app,
+                threads,
+                |addr| {
+                    println!(
+                        "serving on http://{addr}/ (tables under: {})",
+                        if roots_shown.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            roots_shown.join(", ")
+                        }
+                    );
+                },
+            )
+            .with_context(|| format!("serving on {bind}:{port}"))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Verify { dir, pipeline } => {

@@ -307,6 +307,10 @@ impl huarong_core::driver::Solver for LayoutSolver {
         request.position.is_some() && request.puzzle.is_none()
     }
 
+    fn named(&self) -> Vec<(&'static str, &'static str)> {
+        named::LAYOUTS.to_vec()
+    }
+
     fn instance(
         &self,
         request: &huarong_core::driver::SolveRequest<'_>,
@@ -321,18 +325,32 @@ impl huarong_core::driver::Solver for LayoutSolver {
             )?));
         }
         Ok(Box::new(LayoutInstance {
-            space: Unlabeled::new(parsed.board.piece_set()),
+            space: shared_space(parsed.board.piece_set()),
             board: parsed.board,
             labeled: parsed.labeled,
         }))
     }
 }
 
+/// The unlabeled space of a piece set, enumerated once per process (a layout request is
+/// answered in microseconds; enumerating its space takes a millisecond).
+fn shared_space(set: PieceSet) -> std::sync::Arc<Unlabeled> {
+    static SPACES: std::sync::LazyLock<
+        std::sync::Mutex<std::collections::HashMap<PieceSet, std::sync::Arc<Unlabeled>>>,
+    > = std::sync::LazyLock::new(Default::default);
+    SPACES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(set)
+        .or_insert_with(|| std::sync::Arc::new(Unlabeled::new(set)))
+        .clone()
+}
+
 /// One layout to solve, with the unlabeled space whose tables hold its distance.
 struct LayoutInstance {
     board: crate::Board,
     labeled: bool,
-    space: Unlabeled,
+    space: std::sync::Arc<Unlabeled>,
 }
 
 impl LayoutInstance {
@@ -355,7 +373,7 @@ impl huarong_core::driver::Instance for LayoutInstance {
     }
 
     fn table_space(&self) -> Option<(&dyn huarong_core::Puzzle, u64)> {
-        Some((&self.space, self.board.code()))
+        Some((&*self.space, self.board.code()))
     }
 
     /// Descends the unlabeled tables (a labeled board moves with its labels), or searches cold:
@@ -394,5 +412,27 @@ impl huarong_core::driver::Instance for LayoutInstance {
 
     fn picture(&self) -> huarong_core::picture::Picture {
         crate::picture(&self.board, self.labeled)
+    }
+
+    /// The moves of the board itself, so a labeled layout keeps its labels.
+    fn moves(
+        &self,
+        metric: &str,
+    ) -> Result<Vec<huarong_core::driver::Step>, huarong_core::driver::SolveError> {
+        let m = Metric::from_name(metric)
+            .ok_or_else(|| huarong_core::driver::SolveError::Metric(metric.to_owned()))?;
+        let mut moves = Vec::new();
+        self.board.moves(m, &mut moves);
+        Ok(moves
+            .iter()
+            .map(|mv| {
+                let b = self.board.apply(mv);
+                huarong_core::driver::Step {
+                    position: self.render(&b),
+                    code: Some(b.code()),
+                    picture: crate::picture(&b, self.labeled),
+                }
+            })
+            .collect())
     }
 }

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use huarong_core::Puzzle;
-use huarong_core::driver::{Instance, SolveError, SolvedPath};
+use huarong_core::driver::{Instance, SolveError, SolvedPath, Step};
 use huarong_core::picture::Picture;
 use sliding::driver::PuzzleInstance;
 
@@ -145,5 +145,21 @@ impl Instance for GoalInstance {
 
     fn picture(&self) -> Picture {
         self.picture_of(&self.start())
+    }
+
+    fn moves(&self, metric: &str) -> Result<Vec<Step>, SolveError> {
+        Ok(self
+            .inner
+            .moves(metric)?
+            .into_iter()
+            .map(|s| {
+                let position = self.layout(s.code.expect("puzzle steps have codes"));
+                Step {
+                    picture: self.picture_of(&position),
+                    position,
+                    code: None,
+                }
+            })
+            .collect())
     }
 }

@@ -4,7 +4,7 @@
 
 use huarong_core::driver::{
     Driver, Instance, Plan, Section, SectionInput, SolveError, SolveRequest, SolvedPath, Solver,
-    SpaceSpec, SpaceView,
+    SpaceSpec, SpaceView, Step,
 };
 use huarong_core::picture::Picture;
 use huarong_core::table::Value;
@@ -248,5 +248,20 @@ impl Instance for PuzzleInstance {
 
     fn picture(&self) -> Picture {
         self.puzzle.picture(self.start)
+    }
+
+    fn moves(&self, metric: &str) -> Result<Vec<Step>, SolveError> {
+        let m = metric_index(&self.puzzle, metric)
+            .ok_or_else(|| SolveError::Metric(metric.to_owned()))?;
+        let mut next = Vec::new();
+        self.puzzle.successors(self.start, m, &mut next);
+        Ok(next
+            .into_iter()
+            .map(|c| Step {
+                position: self.puzzle.render(c),
+                code: Some(c),
+                picture: self.puzzle.picture(c),
+            })
+            .collect())
     }
 }

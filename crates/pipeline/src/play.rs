@@ -1,0 +1,550 @@
+//! Answers for interactive play (`huarong serve`): a position's distance in a metric, every move
+//! with the distance it leads to, the optimal path, and the position's component (size and
+//! farthest member) — from a pipeline's tables when they hold the position's space, otherwise
+//! from the position's component explored on the spot (at most `limit` states).
+//!
+//! Both sources are cached: opened tables per (space, metric) for the life of the [`Atlas`],
+//! explored components in a small most-recently-used list. Nothing here knows HTTP.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use components::Components;
+use distances::Distances;
+use enumerate::StateTable;
+use graph::Csr;
+use huarong_core::driver::{Instance, SolveRequest, SolvedPath};
+use huarong_core::picture::{Cell, Picture};
+use huarong_core::{Fingerprint, Puzzle, StageError, UNREACHABLE, metric_index};
+
+use crate::run::files;
+use crate::solve::{Error, instance};
+
+/// Explored components kept for reuse.
+const EXPLORED_CACHE: usize = 16;
+
+/// Where an answer came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The distance tables in this folder.
+    Tables(PathBuf),
+    /// The position's component, explored now: this many states.
+    Explored(u64),
+}
+
+/// A position's component.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Component {
+    pub size: u64,
+    /// A member farthest from the goals (the smallest member when none is solvable), in the
+    /// table space's notation, and its distance.
+    pub farthest: String,
+    pub farthest_distance: Option<u16>,
+}
+
+/// One move from the asked position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Move {
+    pub position: String,
+    pub picture: Picture,
+    pub distance: Option<u16>,
+    /// The piece that moves, as an index into the asked position's picture.
+    pub piece: Option<u16>,
+    /// The cells it covers afterwards.
+    pub cells: Vec<usize>,
+}
+
+/// Everything the board shows about one position in one metric.
+#[derive(Debug, Clone)]
+pub struct Position {
+    pub position: String,
+    pub picture: Picture,
+    pub metric: String,
+    /// The metrics of the position's space.
+    pub metrics: Vec<&'static str>,
+    pub distance: Option<u16>,
+    pub goal: bool,
+    pub moves: Vec<Move>,
+    pub component: Component,
+    pub source: Source,
+}
+
+/// The optimal path from a position (start first), `None` if no goal is reachable.
+#[derive(Debug, Clone)]
+pub struct Solution {
+    pub path: Option<SolvedPath>,
+    pub source: Source,
+}
+
+/// Distance tables, components and explored components, shared by every request.
+#[derive(Debug)]
+pub struct Atlas {
+    roots: Vec<PathBuf>,
+    limit: u64,
+    /// Per (space key, metric): the tables found under the roots (`None`: none), once looked up.
+    tables: Mutex<HashMap<(u64, usize), Slot>>,
+    explored: Mutex<Vec<Arc<Explored>>>,
+}
+
+impl Atlas {
+    /// Looks for tables under `roots` (`<root>/<space id>/`, first match wins) and explores at
+    /// most `limit` states of a component without them.
+    pub fn new(roots: Vec<PathBuf>, limit: u64) -> Self {
+        Atlas {
+            roots,
+            limit,
+            tables: Mutex::default(),
+            explored: Mutex::default(),
+        }
+    }
+
+    /// The position `request` names, in `metric` (`None`: the space's `piece` metric if it has
+    /// one, else its first).
+    pub fn position(
+        &self,
+        request: &SolveRequest<'_>,
+        metric: Option<&str>,
+    ) -> Result<Position, Error> {
+        Ok(self
+            .position_with(request, metric, Work::Allowed)?
+            .expect("work is allowed"))
+    }
+
+    /// [`Atlas::position`] when it is quick — the tables already open or the component already
+    /// explored — else `Ok(None)` (e.g. to answer on a server's event loop only what cannot
+    /// stall it).
+    pub fn position_if_ready(
+        &self,
+        request: &SolveRequest<'_>,
+        metric: Option<&str>,
+    ) -> Result<Option<Position>, Error> {
+        self.position_with(request, metric, Work::Refused)
+    }
+
+    fn position_with(
+        &self,
+        request: &SolveRequest<'_>,
+        metric: Option<&str>,
+        work: Work,
+    ) -> Result<Option<Position>, Error> {
+        let instance = instance(request)?;
+        let (puzzle, code) = table_space(instance.as_ref())?;
+        let metric = pick_metric(puzzle, metric)?;
+        let Some(known) = self.knowledge(puzzle, code, &metric, work)? else {
+            return Ok(None);
+        };
+        let picture = instance.picture();
+        let moves = instance
+            .moves(&metric)?
+            .into_iter()
+            .map(|step| {
+                let (piece, cells) = moved(&picture, &step.picture);
+                Move {
+                    distance: step.code.and_then(|c| known.distance(c)),
+                    piece,
+                    cells,
+                    position: step.position,
+                    picture: step.picture,
+                }
+            })
+            .collect();
+        Ok(Some(Position {
+            position: instance.start(),
+            picture,
+            metrics: puzzle.metrics().to_vec(),
+            distance: known.distance(code),
+            goal: puzzle.is_goal(code),
+            moves,
+            component: known.component(puzzle, code),
+            source: known.source(),
+            metric,
+        }))
+    }
+
+    /// The optimal path from the position `request` names, in `metric`.
+    pub fn solve(
+        &self,
+        request: &SolveRequest<'_>,
+        metric: Option<&str>,
+    ) -> Result<Solution, Error> {
+        let instance = instance(request)?;
+        let (puzzle, code) = table_space(instance.as_ref())?;
+        let metric = pick_metric(puzzle, metric)?;
+        let known = self
+            .knowledge(puzzle, code, &metric, Work::Allowed)?
+            .expect("work is allowed");
+        let distance = |c: u64| known.distance(c);
+        Ok(Solution {
+            path: instance.solve(&metric, Some(&distance), self.limit)?,
+            source: known.source(),
+        })
+    }
+
+    fn knowledge(
+        &self,
+        puzzle: &dyn Puzzle,
+        code: u64,
+        metric: &str,
+        work: Work,
+    ) -> Result<Option<Known>, Error> {
+        let key = space_key(puzzle);
+        let Some(tables) = self.tables(puzzle, key, metric, work)? else {
+            return Ok(None);
+        };
+        if let Some(t) = tables {
+            if t.states.lookup(code).is_some() {
+                return Ok(Some(Known::Tables(t)));
+            }
+            return Err(Error::Request(format!(
+                "not a position of the space {} (its tables in {} do not hold it)",
+                puzzle.space_id(),
+                t.dir.display()
+            )));
+        }
+        let m = metric_index(puzzle, metric).expect("pick_metric checked the metric");
+        {
+            let mut cache = self
+                .explored
+                .lock()
+                .expect("no request panics holding the lock");
+            if let Some(k) = cache.iter().position(|e| {
+                e.key == key
+                        && e.metric == m
+                        && e.index(code).is_some()
+                        // A directed space's explored set is what its start reaches.
+                        && (!puzzle.directed() || e.start == code)
+            }) {
+                let hit = cache.remove(k);
+                cache.push(hit.clone());
+                return Ok(Some(Known::Explored(hit)));
+            }
+        }
+        if work == Work::Refused {
+            return Ok(None);
+        }
+        let explored = Arc::new(Explored::new(puzzle, key, m, code, self.limit)?);
+        let mut cache = self
+            .explored
+            .lock()
+            .expect("no request panics holding the lock");
+        if cache.len() == EXPLORED_CACHE {
+            cache.remove(0);
+        }
+        cache.push(explored.clone());
+        Ok(Some(Known::Explored(explored)))
+    }
+
+    /// The verified tables of `puzzle`'s space in `metric` under the first root that has
+    /// current ones, opened once; `Ok(None)` when they are not looked up yet and work is refused.
+    fn tables(
+        &self,
+        puzzle: &dyn Puzzle,
+        key: u64,
+        metric: &str,
+        work: Work,
+    ) -> Result<Option<Found>, Error> {
+        let cell = self
+            .tables
+            .lock()
+            .expect("no request panics holding the lock")
+            .entry((key, metric_index(puzzle, metric).expect("a checked metric")))
+            .or_default()
+            .clone();
+        if let Some(found) = cell.get() {
+            return Ok(Some(found.clone()));
+        }
+        if work == Work::Refused {
+            return Ok(None);
+        }
+        let mut found = None;
+        for root in &self.roots {
+            if let Some(t) = Tables::open(root, puzzle, metric)? {
+                found = Some(Arc::new(t));
+                break;
+            }
+        }
+        Ok(Some(cell.get_or_init(|| found).clone()))
+    }
+}
+
+/// The tables of a space in a metric, if any root has current ones.
+type Found = Option<Arc<Tables>>;
+
+/// Where a (space, metric)'s [`Found`] is filled in once.
+type Slot = Arc<OnceLock<Found>>;
+
+/// Whether a request may open tables or explore a component.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Work {
+    Allowed,
+    Refused,
+}
+
+/// The piece that moved from `before` to `after` (its index in `before`) and the cells it
+/// covers in `after`. One move vacates at least one cell and fills at least one empty one.
+fn moved(before: &Picture, after: &Picture) -> (Option<u16>, Vec<usize>) {
+    let pairs = || before.cells.iter().zip(&after.cells);
+    let piece = pairs().find_map(|(a, b)| match (a, b) {
+        (Cell::Piece(k), Cell::Empty) => Some(*k),
+        _ => None,
+    });
+    let now = pairs().find_map(|(a, b)| match (a, b) {
+        (Cell::Empty, Cell::Piece(_)) => Some(*b),
+        _ => None,
+    });
+    let cells = match now {
+        Some(k) => (0..after.cells.len())
+            .filter(|&i| after.cells[i] == k)
+            .collect(),
+        None => Vec::new(),
+    };
+    (piece, cells)
+}
+
+fn table_space(instance: &dyn Instance) -> Result<(&dyn Puzzle, u64), Error> {
+    instance.table_space().ok_or_else(|| {
+        Error::Request("this position has no state space to explore (e.g. --goal)".into())
+    })
+}
+
+fn pick_metric(puzzle: &dyn Puzzle, metric: Option<&str>) -> Result<String, Error> {
+    let metrics = puzzle.metrics();
+    match metric {
+        Some(m) if metrics.contains(&m) => Ok(m.to_owned()),
+        Some(m) => Err(Error::Request(format!(
+            "unknown metric {m:?}: {} has {}",
+            puzzle.space_id(),
+            metrics.join(", ")
+        ))),
+        None => Ok(metrics
+            .iter()
+            .find(|&&m| m == "piece")
+            .unwrap_or(&metrics[0])
+            .to_string()),
+    }
+}
+
+/// What identifies a space across requests: its puzzle's name, space id and parameters.
+fn space_key(puzzle: &dyn Puzzle) -> u64 {
+    let mut fp = Fingerprint::new("play", 1);
+    huarong_core::add_space(&mut fp, puzzle);
+    fp.finish()
+}
+
+enum Known {
+    Tables(Arc<Tables>),
+    Explored(Arc<Explored>),
+}
+
+impl Known {
+    fn distance(&self, code: u64) -> Option<u16> {
+        let d = match self {
+            Known::Tables(t) => t.distances.values()[t.states.lookup(code)? as usize],
+            Known::Explored(e) => e.distances[e.index(code)?],
+        };
+        (d != UNREACHABLE).then_some(d)
+    }
+
+    fn component(&self, puzzle: &dyn Puzzle, code: u64) -> Component {
+        let (size, far) = match self {
+            Known::Tables(t) => {
+                let i = t.states.lookup(code).expect("checked by knowledge") as usize;
+                let c = t.components.ids()[i] as usize;
+                let far = t.farthest()[c] as usize;
+                (t.components.sizes()[c], t.states.codes()[far])
+            }
+            Known::Explored(e) => (e.codes.len() as u64, e.codes[e.farthest]),
+        };
+        Component {
+            size,
+            farthest: puzzle.render(far),
+            farthest_distance: self.distance(far),
+        }
+    }
+
+    fn source(&self) -> Source {
+        match self {
+            Known::Tables(t) => Source::Tables(t.dir.clone()),
+            Known::Explored(e) => Source::Explored(e.codes.len() as u64),
+        }
+    }
+}
+
+/// A space's verified tables in one metric.
+#[derive(Debug)]
+struct Tables {
+    dir: PathBuf,
+    states: StateTable,
+    distances: Distances,
+    components: Components,
+    /// Per component, the index of its farthest member (computed on first use).
+    farthest: OnceLock<Vec<u32>>,
+}
+
+impl Tables {
+    /// `Ok(None)` when absent or built for another version of the puzzle.
+    fn open(root: &Path, puzzle: &dyn Puzzle, metric: &str) -> Result<Option<Self>, Error> {
+        match Self::open_current(root, puzzle, metric) {
+            Err(StageError::Artifact(huarong_core::ArtifactError::Stale { .. })) => Ok(None),
+            other => Ok(other?),
+        }
+    }
+
+    fn open_current(
+        root: &Path,
+        puzzle: &dyn Puzzle,
+        metric: &str,
+    ) -> Result<Option<Self>, StageError> {
+        let m = metric_index(puzzle, metric).expect("pick_metric checked the metric");
+        let dir = root.join(puzzle.space_id());
+        let paths = [
+            dir.join(files::STATES),
+            dir.join(files::graph(metric)),
+            dir.join(files::components(metric)),
+            dir.join(files::distances(metric)),
+        ];
+        if !paths.iter().all(|p| p.exists()) {
+            return Ok(None);
+        }
+        let states = StateTable::open(&paths[0], puzzle)?;
+        let csr = Csr::open(&paths[1], puzzle, m, &states)?;
+        let components = Components::open(&paths[2], &csr)?;
+        let distances = Distances::open(&paths[3], puzzle, &states, &csr)?;
+        Ok(Some(Tables {
+            dir,
+            states,
+            distances,
+            components,
+            farthest: OnceLock::new(),
+        }))
+    }
+
+    fn farthest(&self) -> &[u32] {
+        self.farthest
+            .get_or_init(|| farthest_members(self.components.ids(), self.distances.values()))
+    }
+}
+
+/// Per component, its member with the largest finite distance (the first such in index order),
+/// or its smallest member when none is solvable.
+fn farthest_members(ids: &[u32], distances: &[u16]) -> Vec<u32> {
+    let count = ids.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+    let mut best: Vec<(i32, u32)> = vec![(-2, 0); count];
+    for (i, (&c, &d)) in ids.iter().zip(distances).enumerate() {
+        let key = if d == UNREACHABLE { -1 } else { d as i32 };
+        if key > best[c as usize].0 {
+            best[c as usize] = (key, i as u32);
+        }
+    }
+    best.into_iter().map(|(_, i)| i).collect()
+}
+
+/// One component of a space in one metric, explored from a position: its members (sorted)
+/// and their distances to the component's goals.
+#[derive(Debug)]
+struct Explored {
+    key: u64,
+    metric: usize,
+    start: u64,
+    codes: Vec<u64>,
+    distances: Vec<u16>,
+    farthest: usize,
+}
+
+impl Explored {
+    fn new(
+        puzzle: &dyn Puzzle,
+        key: u64,
+        metric: usize,
+        start: u64,
+        limit: u64,
+    ) -> Result<Self, Error> {
+        // Every state reachable from the start (for a directed puzzle, the positions a player
+        // can reach: distances are measured inside that set).
+        let mut seen: HashMap<u64, u32> = HashMap::from([(start, 0)]);
+        let mut codes = vec![start];
+        let mut next = Vec::new();
+        let mut k = 0;
+        while k < codes.len() {
+            next.clear();
+            puzzle.successors(codes[k], metric, &mut next);
+            for &c in &next {
+                if let std::collections::hash_map::Entry::Vacant(e) = seen.entry(c) {
+                    if codes.len() as u64 >= limit {
+                        return Err(Error::Request(format!(
+                            "the position's component has more than {limit} states: build its \
+                             tables with a pipeline (or raise --max-states)"
+                        )));
+                    }
+                    e.insert(codes.len() as u32);
+                    codes.push(c);
+                }
+            }
+            k += 1;
+        }
+        // Arcs reversed, then a breadth-first search from the goals.
+        let n = codes.len();
+        let mut into: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (u, &c) in codes.iter().enumerate() {
+            next.clear();
+            puzzle.successors(c, metric, &mut next);
+            for v in &next {
+                into[seen[v] as usize].push(u as u32);
+            }
+        }
+        let mut distances = vec![UNREACHABLE; n];
+        let mut frontier: Vec<u32> = (0..n as u32)
+            .filter(|&u| puzzle.is_goal(codes[u as usize]))
+            .collect();
+        for &u in &frontier {
+            distances[u as usize] = 0;
+        }
+        let mut depth = 0u16;
+        while !frontier.is_empty() {
+            depth += 1;
+            let mut level = Vec::new();
+            for &v in &frontier {
+                for &u in &into[v as usize] {
+                    if distances[u as usize] == UNREACHABLE {
+                        distances[u as usize] = depth;
+                        level.push(u);
+                    }
+                }
+            }
+            frontier = level;
+        }
+        // Sorted by code, so lookups are binary searches and the answer is the same whichever
+        // member was asked first.
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_unstable_by_key(|&u| codes[u as usize]);
+        let codes: Vec<u64> = order.iter().map(|&u| codes[u as usize]).collect();
+        let distances: Vec<u16> = order.iter().map(|&u| distances[u as usize]).collect();
+        let ids = vec![0u32; n];
+        let farthest = farthest_members(&ids, &distances)[0] as usize;
+        Ok(Explored {
+            key,
+            metric,
+            start,
+            codes,
+            distances,
+            farthest,
+        })
+    }
+
+    fn index(&self, code: u64) -> Option<usize> {
+        self.codes.binary_search(&code).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn farthest_members_prefer_the_largest_finite_distance() {
+        let ids = [0, 0, 1, 1, 0, 2];
+        let d = [3, 7, UNREACHABLE, UNREACHABLE, 7, 0];
+        assert_eq!(farthest_members(&ids, &d), vec![1, 2, 5]);
+    }
+}

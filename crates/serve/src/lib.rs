@@ -1,0 +1,520 @@
+//! `huarong serve`: one page (embedded; plain JavaScript and SVG) and the JSON API it uses to
+//! play any position of a registered family — a Huarong Dao layout, a bundled puzzle file or a
+//! pasted one — with every legal move shown with the distance it leads to.
+//!
+//! The answers come from [`pipeline::play::Atlas`]: the pipelines' distance tables when they
+//! hold the position's space, otherwise the position's component explored on the spot. The API
+//! is documented in `docs/SERVE.md`. Bad input is a 400 with `{"error": …}`; nothing a request
+//! carries can panic the server (the work runs on blocking threads; a panic there would be a
+//! 500, not a crash).
+
+pub mod client;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{DefaultBodyLimit, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use huarong_core::driver::SolveRequest;
+use huarong_core::picture::{Cell, Picture};
+use pipeline::play::{Atlas, Position, Solution, Source};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// Largest request body (a pasted puzzle file), and largest puzzle text in a query.
+pub const BODY_LIMIT: usize = 64 * 1024;
+
+const INDEX_HTML: &str = include_str!("../assets/index.html");
+const APP_JS: &str = include_str!("../assets/app.js");
+const APP_CSS: &str = include_str!("../assets/app.css");
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("reading the puzzle folder {path}: {source}")]
+    Puzzles {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A puzzle file offered on the page.
+#[derive(Debug, Clone)]
+pub struct Bundled {
+    /// The file name without `.toml`: how requests name it.
+    pub id: String,
+    /// The puzzle's own name.
+    pub name: String,
+    path: String,
+    text: String,
+}
+
+/// What the page offers to pick: the families' named positions and the bundled puzzle files.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    pub named: Vec<(&'static str, &'static str, &'static str)>,
+    pub puzzles: BTreeMap<String, Bundled>,
+    /// Files of the folder no family reads, with why.
+    pub skipped: Vec<(String, String)>,
+}
+
+impl Catalog {
+    /// The registry's named positions and every puzzle file in `dir` that a family reads.
+    pub fn load(dir: Option<&Path>) -> Result<Self, ServeError> {
+        let mut catalog = Catalog::default();
+        for driver in registry::drivers() {
+            if let Some(solver) = driver.solver() {
+                for (name, position) in solver.named() {
+                    catalog.named.push((driver.name(), name, position));
+                }
+            }
+        }
+        let Some(dir) = dir else {
+            return Ok(catalog);
+        };
+        let fail = |source| ServeError::Puzzles {
+            path: dir.to_owned(),
+            source,
+        };
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(fail)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        files.sort();
+        for file in files {
+            let id = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let text = std::fs::read_to_string(&file).map_err(fail)?;
+            let path = file.to_string_lossy().into_owned();
+            let request = SolveRequest {
+                puzzle: Some((&path, &text)),
+                ..Default::default()
+            };
+            match pipeline::solve::instance(&request) {
+                Ok(instance) => {
+                    let name = instance.describe().1;
+                    catalog.puzzles.insert(
+                        id.clone(),
+                        Bundled {
+                            id,
+                            name,
+                            path,
+                            text,
+                        },
+                    );
+                }
+                Err(e) => catalog.skipped.push((path, e.to_string())),
+            }
+        }
+        Ok(catalog)
+    }
+}
+
+/// Everything the handlers share.
+#[derive(Debug)]
+pub struct App {
+    pub atlas: Atlas,
+    pub catalog: Catalog,
+}
+
+/// The page and the API.
+pub fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route(
+            "/",
+            get(|| async { page(INDEX_HTML, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { page(APP_JS, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/app.css",
+            get(|| async { page(APP_CSS, "text/css; charset=utf-8") }),
+        )
+        .route("/api/catalog", get(catalog))
+        .route("/api/position", get(position_get).post(position_post))
+        .route("/api/solve", get(solve_get).post(solve_post))
+        .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page or API".into()) })
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .with_state(app)
+}
+
+fn page(body: &'static str, kind: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, kind)], body).into_response()
+}
+
+fn error(status: StatusCode, message: String) -> Response {
+    (status, axum::Json(json!({ "error": message }))).into_response()
+}
+
+/// What a request names: exactly one of a layout, a bundled puzzle file (by id) or a pasted
+/// puzzle file; for a puzzle, optionally a position other than its board; and the metric.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ask {
+    pub layout: Option<String>,
+    pub puzzle: Option<String>,
+    pub text: Option<String>,
+    pub position: Option<String>,
+    pub metric: Option<String>,
+}
+
+async fn catalog(State(app): State<Arc<App>>) -> Response {
+    let named: Vec<Value> = app
+        .catalog
+        .named
+        .iter()
+        .map(|(family, name, position)| {
+            json!({ "family": family, "name": name, "layout": position })
+        })
+        .collect();
+    let puzzles: Vec<Value> = app
+        .catalog
+        .puzzles
+        .values()
+        .map(|b| json!({ "id": b.id, "name": b.name }))
+        .collect();
+    axum::Json(json!({ "named": named, "puzzles": puzzles })).into_response()
+}
+
+async fn position_get(
+    State(app): State<Arc<App>>,
+    ask: Result<Query<Ask>, QueryRejection>,
+) -> Response {
+    match ask {
+        Ok(Query(ask)) => answer(app, ask, Kind::Position).await,
+        Err(e) => error(StatusCode::BAD_REQUEST, e.body_text()),
+    }
+}
+
+async fn position_post(
+    State(app): State<Arc<App>>,
+    ask: Result<axum::Json<Ask>, JsonRejection>,
+) -> Response {
+    match ask {
+        Ok(axum::Json(ask)) => answer(app, ask, Kind::Position).await,
+        Err(e) => error(e.status(), e.body_text()),
+    }
+}
+
+async fn solve_get(
+    State(app): State<Arc<App>>,
+    ask: Result<Query<Ask>, QueryRejection>,
+) -> Response {
+    match ask {
+        Ok(Query(ask)) => answer(app, ask, Kind::Solve).await,
+        Err(e) => error(StatusCode::BAD_REQUEST, e.body_text()),
+    }
+}
+
+async fn solve_post(
+    State(app): State<Arc<App>>,
+    ask: Result<axum::Json<Ask>, JsonRejection>,
+) -> Response {
+    match ask {
+        Ok(axum::Json(ask)) => answer(app, ask, Kind::Solve).await,
+        Err(e) => error(e.status(), e.body_text()),
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Position,
+    /// A position, if it is quick.
+    Ready,
+    Solve,
+}
+
+/// Answers a position at once when the tables are open (or its component explored): a few
+/// microseconds; anything else runs on a blocking thread (opening tables, exploring, solving).
+async fn answer(app: Arc<App>, ask: Ask, kind: Kind) -> Response {
+    let reply = |r: Result<String, (StatusCode, String)>| match r {
+        Ok(body) => ([(header::CONTENT_TYPE, "application/json")], body).into_response(),
+        Err((status, message)) => error(status, message),
+    };
+    if let Kind::Position = kind
+        && let Some(ready) = compute(&app, &ask, Kind::Ready).transpose()
+    {
+        return reply(ready);
+    }
+    let work = tokio::task::spawn_blocking(move || compute(&app, &ask, kind)).await;
+    match work {
+        Ok(Ok(body)) => reply(Ok(body.expect("work is allowed off the event loop"))),
+        Ok(Err(e)) => reply(Err(e)),
+        Err(_) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the request failed inside the server".into(),
+        ),
+    }
+}
+
+/// The answer to `ask`; `Ok(None)` only for [`Kind::Ready`] when the answer needs work.
+fn compute(app: &App, ask: &Ask, kind: Kind) -> Result<Option<String>, (StatusCode, String)> {
+    let bad = |m: String| (StatusCode::BAD_REQUEST, m);
+    let given = [&ask.layout, &ask.puzzle, &ask.text]
+        .iter()
+        .filter(|x| x.is_some())
+        .count();
+    if given != 1 {
+        return Err(bad(
+            "give exactly one of layout, puzzle (a bundled file) or text (a puzzle file)".into(),
+        ));
+    }
+    if ask.text.as_ref().is_some_and(|t| t.len() > BODY_LIMIT) {
+        return Err(bad(format!("the puzzle text is over {BODY_LIMIT} bytes")));
+    }
+    let bundled = match &ask.puzzle {
+        Some(id) => Some(app.catalog.puzzles.get(id).ok_or_else(|| {
+            (
+                StatusCode::NOT_FOUND,
+                format!("no bundled puzzle {id:?} (GET /api/catalog lists them)"),
+            )
+        })?),
+        None => None,
+    };
+    if ask.layout.is_some() && ask.position.is_some() {
+        return Err(bad(
+            "position goes with a puzzle; a layout is itself the position".into(),
+        ));
+    }
+    let request = SolveRequest {
+        position: ask.layout.as_deref().or(ask.position.as_deref()),
+        puzzle: match (bundled, &ask.text) {
+            (Some(b), _) => Some((b.path.as_str(), b.text.as_str())),
+            (None, Some(t)) => Some(("pasted.toml", t.as_str())),
+            _ => None,
+        },
+        goal: None,
+    };
+    let status = |e: pipeline::solve::Error| match e {
+        pipeline::solve::Error::Tables(_) => (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        other => bad(other.to_string()),
+    };
+    let metric = ask.metric.as_deref();
+    Ok(match kind {
+        Kind::Position => Some(position_json(
+            &app.atlas.position(&request, metric).map_err(status)?,
+        )),
+        Kind::Ready => app
+            .atlas
+            .position_if_ready(&request, metric)
+            .map_err(status)?
+            .map(|p| position_json(&p)),
+        Kind::Solve => Some(solve_json(
+            &app.atlas.solve(&request, metric).map_err(status)?,
+        )),
+    })
+}
+
+/// A picture as JSON: `cells` row-major, `-1` empty, `-2` wall, else the piece's index.
+#[derive(Debug, Serialize)]
+pub struct PictureJson {
+    rows: usize,
+    cols: usize,
+    cells: Vec<i32>,
+    pieces: Vec<LookJson>,
+    exit: Option<[usize; 2]>,
+}
+
+#[derive(Debug, Serialize)]
+struct LookJson {
+    label: char,
+    class: u16,
+}
+
+impl From<&Picture> for PictureJson {
+    fn from(p: &Picture) -> Self {
+        PictureJson {
+            rows: p.rows,
+            cols: p.cols,
+            cells: p
+                .cells
+                .iter()
+                .map(|c| match c {
+                    Cell::Empty => -1,
+                    Cell::Wall => -2,
+                    Cell::Piece(k) => *k as i32,
+                })
+                .collect(),
+            pieces: p
+                .pieces
+                .iter()
+                .map(|l| LookJson {
+                    label: l.label,
+                    class: l.class,
+                })
+                .collect(),
+            exit: p.exit.as_ref().map(|r| [r.start, r.end]),
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum SourceJson<'a> {
+    Tables(std::borrow::Cow<'a, str>),
+    Explored(u64),
+}
+
+impl<'a> From<&'a Source> for SourceJson<'a> {
+    fn from(s: &'a Source) -> Self {
+        match s {
+            Source::Tables(dir) => SourceJson::Tables(dir.to_string_lossy()),
+            Source::Explored(n) => SourceJson::Explored(*n),
+        }
+    }
+}
+
+/// How a move changes the distance.
+fn change(from: Option<u16>, to: Option<u16>) -> &'static str {
+    match (from, to) {
+        (_, None) => "unsolvable",
+        (None, Some(_)) => "closer",
+        (Some(a), Some(b)) if b < a => "closer",
+        (Some(a), Some(b)) if b == a => "same",
+        _ => "farther",
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct MoveJson<'a> {
+    position: &'a str,
+    distance: Option<u16>,
+    change: &'static str,
+    piece: Option<u16>,
+    cells: &'a [usize],
+}
+
+#[derive(Debug, Serialize)]
+struct ComponentJson<'a> {
+    size: u64,
+    farthest: &'a str,
+    farthest_distance: Option<u16>,
+}
+
+/// The answer of `/api/position`.
+#[derive(Debug, Serialize)]
+struct PositionJson<'a> {
+    position: &'a str,
+    metric: &'a str,
+    metrics: &'a [&'static str],
+    distance: Option<u16>,
+    solvable: bool,
+    goal: bool,
+    picture: PictureJson,
+    moves: Vec<MoveJson<'a>>,
+    component: ComponentJson<'a>,
+    source: SourceJson<'a>,
+}
+
+fn position_json(p: &Position) -> String {
+    let body = PositionJson {
+        position: &p.position,
+        metric: &p.metric,
+        metrics: &p.metrics,
+        distance: p.distance,
+        solvable: p.distance.is_some(),
+        goal: p.goal,
+        picture: (&p.picture).into(),
+        moves: p
+            .moves
+            .iter()
+            .map(|m| MoveJson {
+                position: &m.position,
+                distance: m.distance,
+                change: change(p.distance, m.distance),
+                piece: m.piece,
+                cells: &m.cells,
+            })
+            .collect(),
+        component: ComponentJson {
+            size: p.component.size,
+            farthest: &p.component.farthest,
+            farthest_distance: p.component.farthest_distance,
+        },
+        source: (&p.source).into(),
+    };
+    serde_json::to_string(&body).expect("plain data serializes")
+}
+
+#[derive(Debug, Serialize)]
+struct StepJson<'a> {
+    position: &'a str,
+    picture: PictureJson,
+}
+
+/// The answer of `/api/solve`.
+#[derive(Debug, Serialize)]
+struct SolveJson<'a> {
+    solvable: bool,
+    moves: Option<usize>,
+    path: Option<Vec<StepJson<'a>>>,
+    source: SourceJson<'a>,
+}
+
+fn solve_json(s: &Solution) -> String {
+    let body = SolveJson {
+        solvable: s.path.is_some(),
+        moves: s.path.as_ref().map(|p| p.layouts.len() - 1),
+        path: s.path.as_ref().map(|p| {
+            p.layouts
+                .iter()
+                .zip(&p.pictures)
+                .map(|(l, pic)| StepJson {
+                    position: l,
+                    picture: pic.into(),
+                })
+                .collect()
+        }),
+        source: (&s.source).into(),
+    };
+    serde_json::to_string(&body).expect("plain data serializes")
+}
+/// Binds `addr`, tells `ready` the bound address (port 0 picks a free one), and serves on
+/// `threads` worker threads (`None`: one per core) until Ctrl-C.
+pub fn run(
+    addr: std::net::SocketAddr,
+    app: App,
+    threads: Option<usize>,
+    ready: impl FnOnce(std::net::SocketAddr),
+) -> std::io::Result<()> {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = threads {
+        builder.worker_threads(n.max(1));
+    }
+    let runtime = builder.enable_all().build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        ready(listener.local_addr()?);
+        let stop = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        serve(listener, Arc::new(app), stop).await
+    })
+}
+
+/// Serves `app` on `listener` until `shutdown` completes.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    app: Arc<App>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    use axum::serve::ListenerExt;
+    // Answers are single small writes: send each at once.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, router(app))
+        .with_graceful_shutdown(shutdown)
+        .await
+}

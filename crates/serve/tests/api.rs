@@ -1,0 +1,298 @@
+//! The JSON API over real HTTP: a server on a free loopback port, answers from the distance
+//! tables of a real pipeline run checked against published figures and against the same server
+//! without tables (the position's component explored on the spot), and every kind of bad input
+//! answered with a JSON error, never a crash.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use pipeline::play::Atlas;
+use pipeline::{Pipeline, RunOptions, run_pipeline};
+use serde_json::Value;
+use serve::client::{Connection, encode};
+use serve::{App, Catalog};
+
+/// The classic opening, 横刀立马.
+const HENGDAO: &str = "VCCV/VCCV/VHHV/VSSV/S..S";
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs the unlabeled classic pipeline (65,880 positions, all three metrics) into `dir`.
+fn tables(dir: &Path) {
+    let text = std::fs::read_to_string(repo().join("pipelines/huarong-canonical.toml")).unwrap();
+    let pipeline = Pipeline::parse(&text).unwrap();
+    run_pipeline(&pipeline, Some(dir), &RunOptions::default()).unwrap();
+}
+
+/// Starts a server (tables under `roots`, the repository's puzzle files) on a free port.
+async fn start(roots: Vec<PathBuf>) -> SocketAddr {
+    let app = App {
+        atlas: Atlas::new(roots, 5_000_000),
+        catalog: Catalog::load(Some(&repo().join("puzzles"))).unwrap(),
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(serve::serve(
+        listener,
+        Arc::new(app),
+        std::future::pending(),
+    ));
+    addr
+}
+
+async fn get(c: &mut Connection, target: &str) -> (u16, Value) {
+    let (status, body) = c.get(target).await.unwrap();
+    let json = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{target}: {e}: {body}"));
+    (status, json)
+}
+
+async fn ok(c: &mut Connection, target: &str) -> Value {
+    let (status, json) = get(c, target).await;
+    assert_eq!(status, 200, "{target}: {json}");
+    json
+}
+
+fn position(layout: &str, metric: &str) -> String {
+    format!("/api/position?layout={}&metric={metric}", encode(layout))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tables_and_exploration_agree_with_the_published_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    tables(dir.path());
+    let with = start(vec![dir.path().to_owned()]).await;
+    let without = start(Vec::new()).await;
+    let (mut t, mut x) = (
+        Connection::open(with).await.unwrap(),
+        Connection::open(without).await.unwrap(),
+    );
+    // 横刀立马: 81 moves in the piece metric (the classic record; SPEC, dnomd343/klotski) and
+    // 116 single-cell steps (dnomd343/klotski's step count for the same layout).
+    for (metric, moves) in [("piece", 81), ("step", 116), ("straight", -1)] {
+        let a = ok(&mut t, &position(HENGDAO, metric)).await;
+        let b = ok(&mut x, &position(HENGDAO, metric)).await;
+        assert!(a["source"]["tables"].is_string(), "{}", a["source"]);
+        assert!(b["source"]["explored"].is_u64(), "{}", b["source"]);
+        if moves >= 0 {
+            assert_eq!(a["distance"], moves, "{metric}");
+        }
+        // Two independent ways: the pipeline's tables and a search of the component now.
+        for key in [
+            "distance",
+            "moves",
+            "component",
+            "goal",
+            "picture",
+            "position",
+        ] {
+            assert_eq!(a[key], b[key], "{metric}: {key}");
+        }
+        assert_eq!(a["component"]["size"], 25_955);
+        assert_eq!(b["source"]["explored"], 25_955);
+        let d = a["distance"].as_i64().unwrap();
+        let moves = a["moves"].as_array().unwrap();
+        assert!(!moves.is_empty());
+        assert!(moves.iter().any(|m| m["change"] == "closer"));
+        for m in moves {
+            let md = m["distance"].as_i64().unwrap();
+            assert!(
+                (md - d).abs() <= 1,
+                "an undirected move changes the distance by ≤ 1"
+            );
+            let expected = match md.cmp(&d) {
+                std::cmp::Ordering::Less => "closer",
+                std::cmp::Ordering::Equal => "same",
+                std::cmp::Ordering::Greater => "farther",
+            };
+            assert_eq!(m["change"], expected);
+            // The move's own page says the same distance.
+            let next = ok(&mut t, &position(m["position"].as_str().unwrap(), metric)).await;
+            assert_eq!(next["distance"], m["distance"]);
+            // The moved piece covers exactly its new cells there.
+            let cells: Vec<i64> = m["cells"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_i64().unwrap())
+                .collect();
+            let label = &a["picture"]["pieces"][m["piece"].as_u64().unwrap() as usize]["label"];
+            for c in cells {
+                let k = next["picture"]["cells"][c as usize].as_i64().unwrap();
+                assert!(k >= 0);
+                assert_eq!(&next["picture"]["pieces"][k as usize]["label"], label);
+            }
+        }
+        // The farthest member of the component is as far as it says, in the same component.
+        let far = ok(
+            &mut t,
+            &position(a["component"]["farthest"].as_str().unwrap(), metric),
+        )
+        .await;
+        assert_eq!(far["distance"], a["component"]["farthest_distance"]);
+        assert_eq!(far["component"]["size"], 25_955);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_solution_is_a_chain_of_legal_moves_to_a_goal() {
+    let dir = tempfile::tempdir().unwrap();
+    tables(dir.path());
+    let addr = start(vec![dir.path().to_owned()]).await;
+    let mut c = Connection::open(addr).await.unwrap();
+    let s = ok(
+        &mut c,
+        &format!("/api/solve?layout={}&metric=piece", encode(HENGDAO)),
+    )
+    .await;
+    assert_eq!(s["moves"], 81);
+    let path = s["path"].as_array().unwrap();
+    assert_eq!(path.len(), 82);
+    assert_eq!(path[0]["position"], HENGDAO);
+    for (i, pair) in path.windows(2).enumerate() {
+        let here = ok(
+            &mut c,
+            &position(pair[0]["position"].as_str().unwrap(), "piece"),
+        )
+        .await;
+        assert_eq!(here["distance"], 81 - i);
+        assert!(
+            here["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|m| m["position"] == pair[1]["position"] && m["change"] == "closer"),
+            "step {i} is not a closer move"
+        );
+    }
+    let last = ok(
+        &mut c,
+        &position(path[81]["position"].as_str().unwrap(), "piece"),
+    )
+    .await;
+    assert_eq!(last["goal"], true);
+    assert_eq!(last["distance"], 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bundled_and_pasted_puzzle_files() {
+    let addr = start(Vec::new()).await;
+    let mut c = Connection::open(addr).await.unwrap();
+    let catalog = ok(&mut c, "/api/catalog").await;
+    assert!(
+        catalog["named"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["layout"] == HENGDAO)
+    );
+    assert!(
+        catalog["puzzles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["id"] == "pennant" && p["name"] == "Pennant")
+    );
+    // Pennant: 59 moves in the piece metric (L. E. Hordern, "Sliding Piece Puzzles", 1986).
+    let p = ok(&mut c, "/api/position?puzzle=pennant&metric=piece").await;
+    assert_eq!(p["distance"], 59);
+    // The same file pasted, from a later position of its solution.
+    let text = std::fs::read_to_string(repo().join("puzzles/pennant.toml")).unwrap();
+    let s = ok(&mut c, "/api/solve?puzzle=pennant&metric=piece").await;
+    let tenth = s["path"][10]["position"].as_str().unwrap();
+    let body = serde_json::json!({ "text": text, "position": tenth, "metric": "piece" });
+    let (status, body) = c.post("/api/position", &body.to_string()).await.unwrap();
+    assert_eq!(status, 200, "{body}");
+    let p: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(p["distance"], 49);
+    // The five puzzle (2 x 3 tiles): 360 positions reachable from the solved board, the
+    // farthest 21 moves away (OEIS A090034). Two tiles swapped is the other parity: unsolvable.
+    let solved = ok(&mut c, "/api/position?puzzle=five&metric=step").await;
+    assert_eq!(solved["goal"], true);
+    assert_eq!(solved["component"]["size"], 360);
+    assert_eq!(solved["component"]["farthest_distance"], 21);
+    let swapped = ok(
+        &mut c,
+        "/api/position?puzzle=five&position=213/45.&metric=step",
+    )
+    .await;
+    assert_eq!(swapped["solvable"], false);
+    assert_eq!(swapped["distance"], Value::Null);
+    assert_eq!(swapped["component"]["size"], 360);
+    assert!(
+        swapped["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["change"] == "unsolvable")
+    );
+    let s = ok(
+        &mut c,
+        "/api/solve?puzzle=five&position=213/45.&metric=step",
+    )
+    .await;
+    assert_eq!(s["solvable"], false);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_requests_get_a_json_error_naming_the_problem() {
+    let addr = start(Vec::new()).await;
+    let mut c = Connection::open(addr).await.unwrap();
+    let cases: &[(&str, u16, &str)] = &[
+        ("/api/position", 400, "exactly one of"),
+        (
+            "/api/position?layout=VCCV/VCCV/VHHV/VSSV/S..X",
+            400,
+            "invalid layout",
+        ),
+        (
+            "/api/position?layout=VCCV&puzzle=pennant",
+            400,
+            "exactly one of",
+        ),
+        (
+            "/api/position?layout=VCCV/VCCV/VHHV/VSSV/S..S&metric=teleport",
+            400,
+            "unknown metric",
+        ),
+        ("/api/position?puzzle=nope", 404, "no bundled puzzle"),
+        (
+            "/api/position?puzzle=pennant&position=AABB",
+            400,
+            "position",
+        ),
+        (
+            "/api/position?layout=VCCV/VCCV/VHHV/VSSV/S..S&colour=red",
+            400,
+            "colour",
+        ),
+        ("/api/solve?text=board", 400, ""),
+        ("/nope", 404, "no such page"),
+    ];
+    for &(target, status, words) in cases {
+        let (s, json) = get(&mut c, target).await;
+        assert_eq!(s, status, "{target}: {json}");
+        let message = json["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{target}: {json}"));
+        assert!(message.contains(words), "{target}: {message}");
+    }
+    // A broken pasted file: the parser's message names the line.
+    let body = serde_json::json!({ "text": "name = \"x\"\nboard = \"\"\"\nAB\nA?\n\"\"\"\n" });
+    let (s, text) = c.post("/api/position", &body.to_string()).await.unwrap();
+    assert_eq!(s, 400, "{text}");
+    assert!(text.contains("line"), "{text}");
+    // Not JSON, and too large.
+    let (s, _) = c.post("/api/position", "{not json").await.unwrap();
+    assert_eq!(s, 400);
+    let huge = serde_json::json!({ "text": "x".repeat(serve::BODY_LIMIT + 1) }).to_string();
+    let mut fresh = Connection::open(addr).await.unwrap();
+    let (s, _) = fresh.post("/api/position", &huge).await.unwrap();
+    assert_eq!(s, 413);
+    // The server still answers.
+    let mut again = Connection::open(addr).await.unwrap();
+    let p = ok(&mut again, &position(HENGDAO, "piece")).await;
+    assert_eq!(p["distance"], 81);
+}
