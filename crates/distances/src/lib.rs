@@ -114,12 +114,10 @@ impl Distances {
 
 /// How many states lie at each finite distance.
 pub fn histogram(values: &[u16]) -> Vec<u64> {
-    huarong_core::tally(
-        values
-            .par_iter()
-            .filter(|&&d| d != UNREACHABLE)
-            .map(|&d| d as usize),
-    )
+    huarong_core::tally(values.len(), |i| {
+        let d = values[i];
+        (d != UNREACHABLE).then_some(d as usize)
+    })
 }
 
 /// The BFS sources of `puzzle` as dense indices, sorted.

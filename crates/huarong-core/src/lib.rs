@@ -19,20 +19,44 @@ pub use puzzle::{DistanceSources, Puzzle, add_space, metric_index};
 pub use stage::{Outcome, StageError, reuse_or_build};
 pub use table::{Column, Table, Value};
 
-/// How many times each value occurs: `counts[v]` for every value `v` the iterator yields
-/// (counted in parallel, one growing vector per worker, merged at the end).
-pub fn tally<I>(values: I) -> Vec<u64>
+/// How many of the indices `0..n` map to each small number: `counts[k]` is how many `i` have
+/// `key(i) == Some(k)` (`None` is not counted). The result ends at the largest key seen (empty
+/// if none).
+///
+/// Parallel over chunks of indices, each counting into a fixed local array (keys below 256 —
+/// distances and degrees almost always are) with a growable spill for larger keys.
+pub fn tally<F>(n: usize, key: F) -> Vec<u64>
 where
-    I: rayon::iter::ParallelIterator<Item = usize>,
+    F: Fn(usize) -> Option<usize> + Sync,
 {
-    use rayon::iter::ParallelIterator;
-    values
-        .fold(Vec::new, |mut h: Vec<u64>, v| {
-            if h.len() <= v {
-                h.resize(v + 1, 0);
+    use rayon::prelude::*;
+    const SMALL: usize = 256;
+    const CHUNK: usize = 1 << 16;
+    let merged = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let mut small = [0u32; SMALL];
+            let mut large: Vec<u64> = Vec::new();
+            for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
+                match key(i) {
+                    Some(k) if k < SMALL => small[k] += 1,
+                    Some(k) => {
+                        if large.len() <= k {
+                            large.resize(k + 1, 0);
+                        }
+                        large[k] += 1;
+                    }
+                    None => {}
+                }
             }
-            h[v] += 1;
-            h
+            let mut out = large;
+            if out.len() < SMALL {
+                out.resize(SMALL, 0);
+            }
+            for (o, &c) in out.iter_mut().zip(&small) {
+                *o += c as u64;
+            }
+            out
         })
         .reduce(Vec::new, |mut a, b| {
             if a.len() < b.len() {
@@ -42,7 +66,12 @@ where
                 *x += y;
             }
             a
-        })
+        });
+    let mut counts = merged;
+    while counts.last() == Some(&0) {
+        counts.pop();
+    }
+    counts
 }
 
 /// SplitMix64: a tiny deterministic generator for sampled and generated cases (reproducible
@@ -62,3 +91,27 @@ impl SplitMix {
 
 /// Marks "no distance" (unreachable from the sources) in distance arrays.
 pub const UNREACHABLE: u16 = u16::MAX;
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The chunked count equals a plain sequential count, small keys, spilled keys (≥ 256)
+        /// and skipped values alike, and ends at the largest key.
+        #[test]
+        fn tally_matches_a_plain_count(values in prop::collection::vec(0u16..700, 0..200_000)) {
+            let key = |i: usize| (values[i] % 7 != 0).then_some(values[i] as usize);
+            let mut plain: Vec<u64> = Vec::new();
+            for i in 0..values.len() {
+                if let Some(k) = key(i) {
+                    if plain.len() <= k {
+                        plain.resize(k + 1, 0);
+                    }
+                    plain[k] += 1;
+                }
+            }
+            prop_assert_eq!(super::tally(values.len(), key), plain);
+        }
+    }
+}

@@ -264,22 +264,37 @@ pub fn metric_stats(
     dists: &Distances,
     goals: &[bool],
 ) -> MetricStats {
-    let mut goal_comp: Vec<u32> = comps
-        .ids()
-        .par_iter()
-        .zip(goals.par_iter())
-        .filter(|(_, g)| **g)
-        .map(|(c, _)| *c)
-        .collect();
-    goal_comp.par_sort_unstable();
-    goal_comp.dedup();
+    // Components holding a goal: a bit per component, set by chunks of states, then merged.
+    let ids = comps.ids();
+    let goal_components = ids
+        .par_chunks(1 << 16)
+        .zip(goals.par_chunks(1 << 16))
+        .fold(
+            || fixedbitset::FixedBitSet::with_capacity(comps.count()),
+            |mut set, (ids, goals)| {
+                for (&c, &g) in ids.iter().zip(goals) {
+                    if g {
+                        set.insert(c as usize);
+                    }
+                }
+                set
+            },
+        )
+        .reduce(
+            || fixedbitset::FixedBitSet::with_capacity(comps.count()),
+            |mut a, b| {
+                a.union_with(&b);
+                a
+            },
+        )
+        .count_ones(..);
     let hist = dists.histogram();
     let max_distance = hist.len().saturating_sub(1);
     MetricStats {
         metric: metric.to_owned(),
         edges: csr.edge_count(),
         components: comps.count() as u64,
-        goal_components: goal_comp.len() as u64,
+        goal_components: goal_components as u64,
         solvable_states: hist.iter().sum(),
         max_distance: max_distance as u32,
         max_distance_states: hist.last().copied().unwrap_or(0),
