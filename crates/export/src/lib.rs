@@ -53,6 +53,12 @@ fn frame(table: Table) -> Result<DataFrame, ExportError> {
             TableColumn::Bool(v) => Column::new(name, v),
             TableColumn::U32(v) => UInt32Chunked::from_vec(name, v).into_column(),
             TableColumn::OptU32(v) => Column::new(name, v),
+            TableColumn::PackedU32(v) => UInt32Chunked::from_iter_options(
+                name,
+                v.iter()
+                    .map(|&x| (x != huarong_core::table::NULL_U32).then_some(x)),
+            )
+            .into_column(),
             TableColumn::U64(v) => UInt64Chunked::from_vec(name, v).into_column(),
             TableColumn::OptU64(v) => Column::new(name, v),
         });

@@ -1,6 +1,9 @@
 //! Tables as data: named, typed columns of equal length. Puzzles and the pipeline build them;
 //! the `export` crate writes them as Parquet. Nothing here knows a file format.
 
+/// The null of [`Column::PackedU32`].
+pub const NULL_U32: u32 = u32::MAX;
+
 /// One column's values.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Column {
@@ -9,6 +12,8 @@ pub enum Column {
     U32(Vec<u32>),
     /// Nullable (`None` is null).
     OptU32(Vec<Option<u32>>),
+    /// Nullable, packed: [`NULL_U32`] is null (large columns, e.g. a distance per position).
+    PackedU32(Vec<u32>),
     U64(Vec<u64>),
     OptU64(Vec<Option<u64>>),
 }
@@ -20,6 +25,7 @@ impl Column {
             Column::Bool(v) => v.len(),
             Column::U32(v) => v.len(),
             Column::OptU32(v) => v.len(),
+            Column::PackedU32(v) => v.len(),
             Column::U64(v) => v.len(),
             Column::OptU64(v) => v.len(),
         }
@@ -79,6 +85,11 @@ impl Table {
 
     pub fn opt_u32(self, name: &str, values: Vec<Option<u32>>) -> Self {
         self.column(name, Column::OptU32(values))
+    }
+
+    /// A nullable `u32` column where [`NULL_U32`] marks the nulls.
+    pub fn packed_u32(self, name: &str, values: Vec<u32>) -> Self {
+        self.column(name, Column::PackedU32(values))
     }
 
     pub fn u64(self, name: &str, values: Vec<u64>) -> Self {

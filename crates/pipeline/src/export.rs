@@ -91,19 +91,26 @@ fn write(
         let (view, spec, report) = (&views[k], &plan.spaces[k], &reports[k]);
         let goals = tables::goals(view);
         let id = &report.space_id;
-        if spec.states_table {
-            let name = format!("states-{id}.parquet");
-            put(
-                name.clone(),
-                tables::write_states(view, &goals, &output.join(&name))?,
-            );
+        // The two per-position tables are independent: written side by side.
+        let states = format!("states-{id}.parquet");
+        let components = format!("components-{id}.parquet");
+        let (s, c) = rayon::join(
+            || {
+                spec.states_table
+                    .then(|| tables::write_states(view, &goals, &output.join(&states)))
+                    .transpose()
+            },
+            || {
+                spec.components_table
+                    .then(|| tables::write_components(view, &goals, &output.join(&components)))
+                    .transpose()
+            },
+        );
+        if let Some(size) = s? {
+            put(states, size);
         }
-        if spec.components_table {
-            let name = format!("components-{id}.parquet");
-            put(
-                name.clone(),
-                tables::write_components(view, &goals, &output.join(&name))?,
-            );
+        if let Some(size) = c? {
+            put(components, size);
         }
         sizes.push(tables::component_sizes(view, &goals, &columns));
         let (d, g) = tables::histograms(report, &columns);

@@ -278,46 +278,72 @@ pub fn records(records: &[Record], views: &[SpaceView<'_>]) -> Table {
         )
 }
 
-/// `states-<space>.parquet`: one row per state, streamed in batches.
+/// `states-<space>.parquet`: one row per state, streamed in batches; each batch's columns are
+/// built (in parallel) while the previous batch is encoded.
 pub fn write_states(view: &SpaceView<'_>, goals: &[bool], path: &Path) -> Result<u64, ExportError> {
     let n = view.codes.len();
-    let puzzle = view.puzzle();
     let mut w = TableWriter::create(path)?;
-    for start in (0..n).step_by(BATCH) {
-        let end = (start + BATCH).min(n);
-        let mut t = Table::new().u32("index", (start as u32..end as u32).collect());
-        t = match view.spec.key {
-            StateKey::Layout => t.str(
-                "layout",
-                view.codes[start..end]
-                    .par_iter()
-                    .map(|&c| puzzle.render(c))
-                    .collect(),
-            ),
-            StateKey::Block { name, per } => t.u32(
-                name,
-                (start..end).map(|i| (i as u64 / per) as u32).collect(),
-            ),
-        };
-        t = t.bool("goal", goals[start..end].to_vec());
-        for m in &view.metrics {
-            t = t.u32(
-                &format!("component_{}", m.name),
-                m.components[start..end].to_vec(),
-            );
-        }
-        for m in &view.metrics {
-            t = t.opt_u32(
-                &format!("distance_{}", m.name),
-                m.distances[start..end]
-                    .iter()
-                    .map(|&d| distance(d))
-                    .collect(),
-            );
-        }
-        w.write(t)?;
+    let mut pending = (n > 0).then(|| states_batch(view, goals, 0));
+    let mut start = 0;
+    while let Some(batch) = pending.take() {
+        start += BATCH;
+        let (written, next) = rayon::join(
+            || w.write(batch),
+            || (start < n).then(|| states_batch(view, goals, start)),
+        );
+        written?;
+        pending = next;
     }
     Ok(w.finish()?)
+}
+
+/// The rows `start..start + BATCH` of a states table.
+fn states_batch(view: &SpaceView<'_>, goals: &[bool], start: usize) -> Table {
+    let end = (start + BATCH).min(view.codes.len());
+    let puzzle = view.puzzle();
+    let mut t = Table::new().u32(
+        "index",
+        (start as u32..end as u32).into_par_iter().collect(),
+    );
+    t = match view.spec.key {
+        StateKey::Layout => t.str(
+            "layout",
+            view.codes[start..end]
+                .par_iter()
+                .map(|&c| puzzle.render(c))
+                .collect(),
+        ),
+        StateKey::Block { name, per } => t.u32(
+            name,
+            (start..end)
+                .into_par_iter()
+                .map(|i| (i as u64 / per) as u32)
+                .collect(),
+        ),
+    };
+    t = t.bool("goal", goals[start..end].to_vec());
+    for m in &view.metrics {
+        t = t.u32(
+            &format!("component_{}", m.name),
+            m.components[start..end].to_vec(),
+        );
+    }
+    for m in &view.metrics {
+        t = t.packed_u32(
+            &format!("distance_{}", m.name),
+            m.distances[start..end]
+                .par_iter()
+                .map(|&d| {
+                    if d == UNREACHABLE {
+                        huarong_core::table::NULL_U32
+                    } else {
+                        d as u32
+                    }
+                })
+                .collect(),
+        );
+    }
+    t
 }
 
 /// `components-<space>.parquet`: one row per (metric, component).
@@ -327,25 +353,17 @@ pub fn write_components(
     path: &Path,
 ) -> Result<u64, ExportError> {
     let puzzle = view.puzzle();
-    let mut w = TableWriter::create(path)?;
-    for m in &view.metrics {
-        let k = m.component_sizes.len();
-        let mut goal_states = vec![0u64; k];
-        let mut best: Vec<(u16, u32)> = vec![(0, u32::MAX); k];
-        for (i, (&c, &d)) in m.components.iter().zip(m.distances).enumerate() {
-            let c = c as usize;
-            goal_states[c] += goals[i] as u64;
-            // The representative: the farthest solvable member, else the smallest member.
-            let key = if d == UNREACHABLE { 0 } else { d };
-            if best[c].1 == u32::MAX || key > best[c].0 {
-                best[c] = (key, i as u32);
-            }
-        }
-        let max_distance: Vec<Option<u32>> = best
-            .iter()
-            .map(|&(_, i)| distance(m.distances[i as usize]))
-            .collect();
-        w.write(
+    // Every metric's rows are computed in parallel, then written in metric order.
+    let tables: Vec<Table> = view
+        .metrics
+        .par_iter()
+        .map(|m| {
+            let k = m.component_sizes.len();
+            let (goal_states, best) = component_scan(m.components, m.distances, goals, k);
+            let max_distance: Vec<Option<u32>> = best
+                .iter()
+                .map(|&(_, i)| distance(m.distances[i as usize]))
+                .collect();
             Table::new()
                 .str("metric", vec![m.name.to_owned(); k])
                 .u32("component", (0..k as u32).collect())
@@ -357,10 +375,36 @@ pub fn write_components(
                     best.par_iter()
                         .map(|&(_, i)| puzzle.render(view.codes[i as usize]))
                         .collect(),
-                ),
-        )?;
+                )
+        })
+        .collect();
+    let mut w = TableWriter::create(path)?;
+    for t in tables {
+        w.write(t)?;
     }
     Ok(w.finish()?)
+}
+
+/// Per component: its goal states, and its representative — the farthest solvable member (the
+/// first in index order at that distance), else its smallest member — as `(key, index)`. One
+/// pass; the metrics run in parallel.
+fn component_scan(
+    ids: &[u32],
+    distances: &[u16],
+    goals: &[bool],
+    k: usize,
+) -> (Vec<u64>, Vec<(u16, u32)>) {
+    let mut goal_states = vec![0u64; k];
+    let mut best: Vec<(u16, u32)> = vec![(0, u32::MAX); k];
+    for (i, (&c, &d)) in ids.iter().zip(distances).enumerate() {
+        let c = c as usize;
+        goal_states[c] += goals[i] as u64;
+        let key = if d == UNREACHABLE { 0 } else { d };
+        if best[c].1 == u32::MAX || key > best[c].0 {
+            best[c] = (key, i as u32);
+        }
+    }
+    (goal_states, best)
 }
 
 /// `component_sizes.parquet` rows of one space: per metric and component size, how many
