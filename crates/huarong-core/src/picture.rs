@@ -47,14 +47,18 @@ impl Picture {
             .collect()
     }
 
-    /// The piece of `self` that `before` does not have (same cells and look): the one a single
-    /// move displaced.
+    /// The piece of `self` that a single move from `before` displaced: the piece on a cell that
+    /// is empty in `before` (a move always fills at least one empty cell). One pass over the
+    /// cells; `None` when nothing moved. With the pictures swapped it names the piece's index in
+    /// `before`.
     pub fn moved_from(&self, before: &Picture) -> Option<u16> {
-        let placed = |p: &Picture, k: u16| (p.cells_of(k), p.pieces[k as usize]);
-        let old: Vec<_> = (0..before.pieces.len() as u16)
-            .map(|k| placed(before, k))
-            .collect();
-        (0..self.pieces.len() as u16).find(|&k| !old.contains(&placed(self, k)))
+        self.cells
+            .iter()
+            .zip(&before.cells)
+            .find_map(|(now, was)| match (now, was) {
+                (Cell::Piece(k), Cell::Empty) => Some(*k),
+                _ => None,
+            })
     }
 }
 
@@ -77,4 +81,54 @@ pub fn frames(path: &[Picture]) -> Vec<Frame> {
             caption: i.to_string(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn picture(cells: &str) -> Picture {
+        // Pieces are numbered in the order their letters first appear.
+        let mut letters: Vec<char> = Vec::new();
+        let cells = cells
+            .chars()
+            .filter(|&ch| ch != '/')
+            .map(|ch| match ch {
+                '.' => Cell::Empty,
+                '#' => Cell::Wall,
+                _ => {
+                    if !letters.contains(&ch) {
+                        letters.push(ch);
+                    }
+                    Cell::Piece(letters.iter().position(|&l| l == ch).unwrap() as u16)
+                }
+            })
+            .collect();
+        Picture {
+            rows: 2,
+            cols: 3,
+            cells,
+            pieces: letters
+                .iter()
+                .map(|&label| Look { label, class: 0 })
+                .collect(),
+            exit: None,
+        }
+    }
+
+    #[test]
+    fn the_moved_piece_is_named_in_either_picture() {
+        // The 2-cell piece B slides right.
+        let before = picture("BB./A#C");
+        let after = picture(".BB/A#C");
+        assert_eq!(after.moved_from(&before), Some(0));
+        assert_eq!(before.moved_from(&after), Some(0));
+        assert_eq!(after.cells_of(0), vec![1, 2]);
+        // A moves down-left: before it is piece 0, after it is piece 1 (B comes first).
+        let before = picture("A.B/.#.");
+        let after = picture("..B/A#.");
+        assert_eq!(after.moved_from(&before), Some(1));
+        assert_eq!(before.moved_from(&after), Some(0));
+        assert_eq!(before.moved_from(&before), None);
+    }
 }

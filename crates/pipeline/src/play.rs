@@ -7,19 +7,15 @@
 //! explored components in a small most-recently-used list. Nothing here knows HTTP.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use components::Components;
-use distances::Distances;
-use enumerate::StateTable;
-use graph::Csr;
 use huarong_core::driver::{Instance, SolveRequest, SolvedPath};
-use huarong_core::picture::{Cell, Picture};
-use huarong_core::{Fingerprint, Puzzle, StageError, UNREACHABLE, metric_index};
+use huarong_core::picture::Picture;
+use huarong_core::{Fingerprint, Puzzle, UNREACHABLE, metric_index};
 
-use crate::run::files;
-use crate::solve::{Error, instance};
+use crate::solve::{DistanceTables, Error, instance};
+use crate::tables::representatives;
 
 /// Explored components kept for reuse.
 const EXPLORED_CACHE: usize = 16;
@@ -138,15 +134,16 @@ impl Atlas {
         let moves = instance
             .moves(&metric)?
             .into_iter()
-            .map(|step| {
-                let (piece, cells) = moved(&picture, &step.picture);
-                Move {
-                    distance: step.code.and_then(|c| known.distance(c)),
-                    piece,
-                    cells,
-                    position: step.position,
-                    picture: step.picture,
-                }
+            .map(|step| Move {
+                distance: step.code.and_then(|c| known.distance(c)),
+                piece: picture.moved_from(&step.picture),
+                cells: step
+                    .picture
+                    .moved_from(&picture)
+                    .map(|k| step.picture.cells_of(k))
+                    .unwrap_or_default(),
+                position: step.position,
+                picture: step.picture,
             })
             .collect();
         Ok(Some(Position {
@@ -193,13 +190,13 @@ impl Atlas {
             return Ok(None);
         };
         if let Some(t) = tables {
-            if t.states.lookup(code).is_some() {
+            if t.tables.states.lookup(code).is_some() {
                 return Ok(Some(Known::Tables(t)));
             }
             return Err(Error::Request(format!(
                 "not a position of the space {} (its tables in {} do not hold it)",
                 puzzle.space_id(),
-                t.dir.display()
+                t.tables.dir.display()
             )));
         }
         let m = metric_index(puzzle, metric).expect("pick_metric checked the metric");
@@ -259,8 +256,11 @@ impl Atlas {
         }
         let mut found = None;
         for root in &self.roots {
-            if let Some(t) = Tables::open(root, puzzle, metric)? {
-                found = Some(Arc::new(t));
+            if let Some(tables) = DistanceTables::open(root, puzzle, metric)? {
+                found = Some(Arc::new(Tables {
+                    tables,
+                    farthest: OnceLock::new(),
+                }));
                 break;
             }
         }
@@ -279,27 +279,6 @@ type Slot = Arc<OnceLock<Found>>;
 enum Work {
     Allowed,
     Refused,
-}
-
-/// The piece that moved from `before` to `after` (its index in `before`) and the cells it
-/// covers in `after`. One move vacates at least one cell and fills at least one empty one.
-fn moved(before: &Picture, after: &Picture) -> (Option<u16>, Vec<usize>) {
-    let pairs = || before.cells.iter().zip(&after.cells);
-    let piece = pairs().find_map(|(a, b)| match (a, b) {
-        (Cell::Piece(k), Cell::Empty) => Some(*k),
-        _ => None,
-    });
-    let now = pairs().find_map(|(a, b)| match (a, b) {
-        (Cell::Empty, Cell::Piece(_)) => Some(*b),
-        _ => None,
-    });
-    let cells = match now {
-        Some(k) => (0..after.cells.len())
-            .filter(|&i| after.cells[i] == k)
-            .collect(),
-        None => Vec::new(),
-    };
-    (piece, cells)
 }
 
 fn table_space(instance: &dyn Instance) -> Result<(&dyn Puzzle, u64), Error> {
@@ -340,7 +319,10 @@ enum Known {
 impl Known {
     fn distance(&self, code: u64) -> Option<u16> {
         let d = match self {
-            Known::Tables(t) => t.distances.values()[t.states.lookup(code)? as usize],
+            Known::Tables(t) => {
+                let t = &t.tables;
+                t.distances.values()[t.states.lookup(code)? as usize]
+            }
             Known::Explored(e) => e.distances[e.index(code)?],
         };
         (d != UNREACHABLE).then_some(d)
@@ -349,10 +331,11 @@ impl Known {
     fn component(&self, puzzle: &dyn Puzzle, code: u64) -> Component {
         let (size, far) = match self {
             Known::Tables(t) => {
+                let far = t.farthest();
+                let t = &t.tables;
                 let i = t.states.lookup(code).expect("checked by knowledge") as usize;
                 let c = t.components.ids()[i] as usize;
-                let far = t.farthest()[c] as usize;
-                (t.components.sizes()[c], t.states.codes()[far])
+                (t.components.sizes()[c], t.states.codes()[far[c] as usize])
             }
             Known::Explored(e) => (e.codes.len() as u64, e.codes[e.farthest]),
         };
@@ -365,79 +348,31 @@ impl Known {
 
     fn source(&self) -> Source {
         match self {
-            Known::Tables(t) => Source::Tables(t.dir.clone()),
+            Known::Tables(t) => Source::Tables(t.tables.dir.clone()),
             Known::Explored(e) => Source::Explored(e.codes.len() as u64),
         }
     }
 }
 
-/// A space's verified tables in one metric.
+/// A space's tables in one metric, and per component the index of its representative (its
+/// farthest member; computed on first use).
 #[derive(Debug)]
 struct Tables {
-    dir: PathBuf,
-    states: StateTable,
-    distances: Distances,
-    components: Components,
-    /// Per component, the index of its farthest member (computed on first use).
+    tables: DistanceTables,
     farthest: OnceLock<Vec<u32>>,
 }
 
 impl Tables {
-    /// `Ok(None)` when absent or built for another version of the puzzle.
-    fn open(root: &Path, puzzle: &dyn Puzzle, metric: &str) -> Result<Option<Self>, Error> {
-        match Self::open_current(root, puzzle, metric) {
-            Err(StageError::Artifact(huarong_core::ArtifactError::Stale { .. })) => Ok(None),
-            other => Ok(other?),
-        }
-    }
-
-    fn open_current(
-        root: &Path,
-        puzzle: &dyn Puzzle,
-        metric: &str,
-    ) -> Result<Option<Self>, StageError> {
-        let m = metric_index(puzzle, metric).expect("pick_metric checked the metric");
-        let dir = root.join(puzzle.space_id());
-        let paths = [
-            dir.join(files::STATES),
-            dir.join(files::graph(metric)),
-            dir.join(files::components(metric)),
-            dir.join(files::distances(metric)),
-        ];
-        if !paths.iter().all(|p| p.exists()) {
-            return Ok(None);
-        }
-        let states = StateTable::open(&paths[0], puzzle)?;
-        let csr = Csr::open(&paths[1], puzzle, m, &states)?;
-        let components = Components::open(&paths[2], &csr)?;
-        let distances = Distances::open(&paths[3], puzzle, &states, &csr)?;
-        Ok(Some(Tables {
-            dir,
-            states,
-            distances,
-            components,
-            farthest: OnceLock::new(),
-        }))
-    }
-
     fn farthest(&self) -> &[u32] {
-        self.farthest
-            .get_or_init(|| farthest_members(self.components.ids(), self.distances.values()))
+        self.farthest.get_or_init(|| {
+            let t = &self.tables;
+            representatives(
+                t.components.ids(),
+                t.distances.values(),
+                t.components.count(),
+            )
+        })
     }
-}
-
-/// Per component, its member with the largest finite distance (the first such in index order),
-/// or its smallest member when none is solvable.
-fn farthest_members(ids: &[u32], distances: &[u16]) -> Vec<u32> {
-    let count = ids.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
-    let mut best: Vec<(i32, u32)> = vec![(-2, 0); count];
-    for (i, (&c, &d)) in ids.iter().zip(distances).enumerate() {
-        let key = if d == UNREACHABLE { -1 } else { d as i32 };
-        if key > best[c as usize].0 {
-            best[c as usize] = (key, i as u32);
-        }
-    }
-    best.into_iter().map(|(_, i)| i).collect()
 }
 
 /// One component of a space in one metric, explored from a position: its members (sorted)
@@ -520,8 +455,7 @@ impl Explored {
         order.sort_unstable_by_key(|&u| codes[u as usize]);
         let codes: Vec<u64> = order.iter().map(|&u| codes[u as usize]).collect();
         let distances: Vec<u16> = order.iter().map(|&u| distances[u as usize]).collect();
-        let ids = vec![0u32; n];
-        let farthest = farthest_members(&ids, &distances)[0] as usize;
+        let farthest = representatives(&vec![0u32; n], &distances, 1)[0] as usize;
         Ok(Explored {
             key,
             metric,
@@ -534,17 +468,5 @@ impl Explored {
 
     fn index(&self, code: u64) -> Option<usize> {
         self.codes.binary_search(&code).ok()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn farthest_members_prefer_the_largest_finite_distance() {
-        let ids = [0, 0, 1, 1, 0, 2];
-        let d = [3, 7, UNREACHABLE, UNREACHABLE, 7, 0];
-        assert_eq!(farthest_members(&ids, &d), vec![1, 2, 5]);
     }
 }

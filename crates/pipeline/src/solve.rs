@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use components::Components;
 use distances::Distances;
 use enumerate::StateTable;
 use graph::Csr;
@@ -51,12 +52,13 @@ pub fn instance(request: &SolveRequest<'_>) -> Result<Box<dyn Instance>, Error> 
     solver.instance(request).map_err(Error::Request)
 }
 
-/// A space's verified distance table in one metric, from `<root>/<space id>/`.
+/// A space's verified distance and component tables in one metric, from `<root>/<space id>/`.
 #[derive(Debug)]
 pub struct DistanceTables {
-    dir: PathBuf,
-    states: StateTable,
-    distances: Distances,
+    pub(crate) dir: PathBuf,
+    pub(crate) states: StateTable,
+    pub(crate) distances: Distances,
+    pub(crate) components: Components,
 }
 
 impl DistanceTables {
@@ -80,6 +82,7 @@ impl DistanceTables {
         let paths = [
             dir.join(files::STATES),
             dir.join(files::graph(metric)),
+            dir.join(files::components(metric)),
             dir.join(files::distances(metric)),
         ];
         if !paths.iter().all(|p| p.exists()) {
@@ -87,11 +90,13 @@ impl DistanceTables {
         }
         let states = StateTable::open(&paths[0], puzzle)?;
         let csr = Csr::open(&paths[1], puzzle, m, &states)?;
-        let distances = Distances::open(&paths[2], puzzle, &states, &csr)?;
+        let components = Components::open(&paths[2], &csr)?;
+        let distances = Distances::open(&paths[3], puzzle, &states, &csr)?;
         Ok(Some(DistanceTables {
             dir,
             states,
             distances,
+            components,
         }))
     }
 

@@ -359,10 +359,13 @@ pub fn write_components(
         .par_iter()
         .map(|m| {
             let k = m.component_sizes.len();
-            let (goal_states, best) = component_scan(m.components, m.distances, goals, k);
+            let (goal_states, best) = rayon::join(
+                || goal_states(m.components, goals, k),
+                || representatives(m.components, m.distances, k),
+            );
             let max_distance: Vec<Option<u32>> = best
                 .iter()
-                .map(|&(_, i)| distance(m.distances[i as usize]))
+                .map(|&i| distance(m.distances[i as usize]))
                 .collect();
             Table::new()
                 .str("metric", vec![m.name.to_owned(); k])
@@ -373,7 +376,7 @@ pub fn write_components(
                 .str(
                     "representative",
                     best.par_iter()
-                        .map(|&(_, i)| puzzle.render(view.codes[i as usize]))
+                        .map(|&i| puzzle.render(view.codes[i as usize]))
                         .collect(),
                 )
         })
@@ -385,26 +388,27 @@ pub fn write_components(
     Ok(w.finish()?)
 }
 
-/// Per component: its goal states, and its representative — the farthest solvable member (the
-/// first in index order at that distance), else its smallest member — as `(key, index)`. One
-/// pass; the metrics run in parallel.
-fn component_scan(
-    ids: &[u32],
-    distances: &[u16],
-    goals: &[bool],
-    k: usize,
-) -> (Vec<u64>, Vec<(u16, u32)>) {
-    let mut goal_states = vec![0u64; k];
+/// Per component, its representative: the farthest solvable member (the first in index order
+/// at that distance), else its smallest member. `k` components, ids below `k`.
+pub(crate) fn representatives(ids: &[u32], distances: &[u16], k: usize) -> Vec<u32> {
     let mut best: Vec<(u16, u32)> = vec![(0, u32::MAX); k];
     for (i, (&c, &d)) in ids.iter().zip(distances).enumerate() {
-        let c = c as usize;
-        goal_states[c] += goals[i] as u64;
+        let b = &mut best[c as usize];
         let key = if d == UNREACHABLE { 0 } else { d };
-        if best[c].1 == u32::MAX || key > best[c].0 {
-            best[c] = (key, i as u32);
+        if b.1 == u32::MAX || key > b.0 {
+            *b = (key, i as u32);
         }
     }
-    (goal_states, best)
+    best.into_iter().map(|(_, i)| i).collect()
+}
+
+/// Goal states per component.
+fn goal_states(ids: &[u32], goals: &[bool], k: usize) -> Vec<u64> {
+    let mut counts = vec![0u64; k];
+    for (&c, &g) in ids.iter().zip(goals) {
+        counts[c as usize] += g as u64;
+    }
+    counts
 }
 
 /// `component_sizes.parquet` rows of one space: per metric and component size, how many
@@ -478,4 +482,20 @@ pub fn write_tables(tables: Vec<Table>, path: &Path) -> Result<u64, ExportError>
         w.write(t)?;
     }
     Ok(w.finish()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn representatives_are_the_farthest_solvable_members_else_the_smallest() {
+        let ids = [0, 0, 1, 1, 0, 2];
+        let d = [3, 7, UNREACHABLE, UNREACHABLE, 7, 0];
+        assert_eq!(representatives(&ids, &d, 3), vec![1, 2, 5]);
+        assert_eq!(
+            goal_states(&ids, &[true, false, false, true, true, false], 3),
+            vec![2, 1, 0]
+        );
+    }
 }

@@ -142,8 +142,16 @@ pub fn router(app: Arc<App>) -> Router {
             get(|| async { page(APP_CSS, "text/css; charset=utf-8") }),
         )
         .route("/api/catalog", get(catalog))
-        .route("/api/position", get(position_get).post(position_post))
-        .route("/api/solve", get(solve_get).post(solve_post))
+        .route(
+            "/api/position",
+            get(|State(app): State<Arc<App>>, q| by_query(app, q, Kind::Position))
+                .post(|State(app): State<Arc<App>>, j| by_json(app, j, Kind::Position)),
+        )
+        .route(
+            "/api/solve",
+            get(|State(app): State<Arc<App>>, q| by_query(app, q, Kind::Solve))
+                .post(|State(app): State<Arc<App>>, j| by_json(app, j, Kind::Solve)),
+        )
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page or API".into()) })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(app)
@@ -187,42 +195,22 @@ async fn catalog(State(app): State<Arc<App>>) -> Response {
     axum::Json(json!({ "named": named, "puzzles": puzzles })).into_response()
 }
 
-async fn position_get(
-    State(app): State<Arc<App>>,
-    ask: Result<Query<Ask>, QueryRejection>,
-) -> Response {
+/// A request named by query parameters.
+async fn by_query(app: Arc<App>, ask: Result<Query<Ask>, QueryRejection>, kind: Kind) -> Response {
     match ask {
-        Ok(Query(ask)) => answer(app, ask, Kind::Position).await,
+        Ok(Query(ask)) => answer(app, ask, kind).await,
         Err(e) => error(StatusCode::BAD_REQUEST, e.body_text()),
     }
 }
 
-async fn position_post(
-    State(app): State<Arc<App>>,
+/// A request named by a JSON body.
+async fn by_json(
+    app: Arc<App>,
     ask: Result<axum::Json<Ask>, JsonRejection>,
+    kind: Kind,
 ) -> Response {
     match ask {
-        Ok(axum::Json(ask)) => answer(app, ask, Kind::Position).await,
-        Err(e) => error(e.status(), e.body_text()),
-    }
-}
-
-async fn solve_get(
-    State(app): State<Arc<App>>,
-    ask: Result<Query<Ask>, QueryRejection>,
-) -> Response {
-    match ask {
-        Ok(Query(ask)) => answer(app, ask, Kind::Solve).await,
-        Err(e) => error(StatusCode::BAD_REQUEST, e.body_text()),
-    }
-}
-
-async fn solve_post(
-    State(app): State<Arc<App>>,
-    ask: Result<axum::Json<Ask>, JsonRejection>,
-) -> Response {
-    match ask {
-        Ok(axum::Json(ask)) => answer(app, ask, Kind::Solve).await,
+        Ok(axum::Json(ask)) => answer(app, ask, kind).await,
         Err(e) => error(e.status(), e.body_text()),
     }
 }
