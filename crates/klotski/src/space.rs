@@ -52,6 +52,17 @@ fn bucket(code: u64) -> usize {
     ((code >> 32) as usize) << BUCKET_BITS | (code as u32 >> (32 - BUCKET_BITS)) as usize
 }
 
+/// Calls `f` with the positions one move from `code` in `metric`, generated on bitboards into a
+/// buffer kept per thread.
+fn with_successors(code: u64, metric: usize, f: impl FnOnce(&[crate::bits::Bits])) {
+    thread_local!(static NEXT: std::cell::RefCell<Vec<crate::bits::Bits>> = Default::default());
+    NEXT.with_borrow_mut(|next| {
+        next.clear();
+        crate::bits::Bits::from_code(code).successors(Metric::from_index(metric), next);
+        f(next)
+    });
+}
+
 impl Unlabeled {
     /// Enumerates the space (a depth-first tiling; codes come out sorted).
     pub fn new(set: PieceSet) -> Self {
@@ -197,9 +208,27 @@ impl Puzzle for Unlabeled {
     /// Moves on bitboards ([`crate::bits`]), decoded from and encoded to compact codes directly
     /// (`tests/properties.rs` checks them against the board model's moves).
     fn successors(&self, code: u64, metric: usize, out: &mut Vec<u64>) {
-        let mut next = Vec::with_capacity(16);
-        crate::bits::Bits::from_code(code).successors(Metric::from_index(metric), &mut next);
-        out.extend(next.iter().map(|b| b.code()));
+        with_successors(code, metric, |next| {
+            out.extend(next.iter().map(|b| b.code()))
+        });
+    }
+
+    /// The default's work without its per-call vector and dynamic lookup: this runs once per
+    /// state and metric in the graph stage (the universe's 29M states).
+    fn neighbor_indices(
+        &self,
+        _index: u64,
+        code: u64,
+        metric: usize,
+        _lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+        out: &mut Vec<u32>,
+    ) {
+        with_successors(code, metric, |next| {
+            out.extend(next.iter().map(|b| {
+                self.index_of(b.code())
+                    .expect("a successor of a state is a state of the same space")
+            }))
+        });
     }
 
     fn is_goal(&self, code: u64) -> bool {

@@ -119,6 +119,21 @@ proptest! {
         prop_assert_eq!(fast, slow);
     }
 
+    #[test]
+    fn unlabeled_fast_neighbours_match_the_generic_ones(set in 0..6usize, x in any::<u64>(), metric in 0..3usize) {
+        let (u, _) = &sets()[set];
+        prop_assume!(!u.is_empty());
+        let i = x % u.len() as u64;
+        let code = u.unrank(i);
+        let lookup = lookup_of(u);
+        let mut fast = Vec::new();
+        u.neighbor_indices(i, code, metric, &lookup, &mut fast);
+        let mut codes = Vec::new();
+        u.successors(code, metric, &mut codes);
+        let slow: Vec<u32> = codes.iter().map(|&c| u.rank(c).unwrap() as u32).collect();
+        prop_assert_eq!(fast, slow);
+    }
+
     /// The bitboard move generator agrees with the board one, move for move.
     #[test]
     fn bitboard_moves_match_board_moves(set in 0..6usize, x in any::<u64>(), metric in 0..3usize) {
