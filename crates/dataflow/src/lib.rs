@@ -464,7 +464,8 @@ mod tests {
                     Ok(roots)
                 })
                 .unwrap();
-                distances::run_with(p, &states, &csr, &d, "t", true, |src| {
+                let src = distances::sources(p, &states).unwrap();
+                distances::run_with(p, &states, &csr, &src, &d, "t", true, |src| {
                     let (dist, traffic) = distances(p, &states, m, src, &cluster)?.unwrap();
                     assert!(!traffic.messages_per_round.is_empty());
                     Ok(dist)

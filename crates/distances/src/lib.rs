@@ -137,21 +137,47 @@ pub fn sources<P: Puzzle + ?Sized>(
                 puzzle.is_goal(code)
             })
             .collect()),
-        DistanceSources::Starts => {
-            let mut out = Vec::new();
-            for code in puzzle.starts() {
-                out.push(states.lookup(code).ok_or_else(|| {
-                    StageError::Invalid(format!(
-                        "start state {} is not in the state table",
-                        puzzle.render(code)
-                    ))
-                })?);
-            }
-            out.sort_unstable();
-            out.dedup();
-            Ok(out)
-        }
+        DistanceSources::Starts => starts(puzzle, states),
     }
+}
+
+/// [`sources`] when the caller already knows which states are goals (`goals[i]` for state `i`).
+pub fn sources_given<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    states: &StateTable,
+    goals: &[bool],
+) -> Result<Vec<u32>, StageError> {
+    match puzzle.distance_sources() {
+        DistanceSources::Goals => {
+            if goals.len() != states.len() {
+                return Err(StageError::Invalid(format!(
+                    "{} goal flags for {} states",
+                    goals.len(),
+                    states.len()
+                )));
+            }
+            Ok((0..goals.len() as u32)
+                .into_par_iter()
+                .filter(|&i| goals[i as usize])
+                .collect())
+        }
+        DistanceSources::Starts => starts(puzzle, states),
+    }
+}
+
+fn starts<P: Puzzle + ?Sized>(puzzle: &P, states: &StateTable) -> Result<Vec<u32>, StageError> {
+    let mut out = Vec::new();
+    for code in puzzle.starts() {
+        out.push(states.lookup(code).ok_or_else(|| {
+            StageError::Invalid(format!(
+                "start state {} is not in the state table",
+                puzzle.render(code)
+            ))
+        })?);
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
 }
 
 /// Builds (or reuses) the distance table at `path`.
@@ -164,7 +190,23 @@ pub fn run<P: Puzzle + ?Sized>(
     force: bool,
     reporter: &Reporter,
 ) -> Result<(Distances, Outcome), StageError> {
-    run_with(puzzle, states, csr, path, label, force, |src| {
+    let src = sources(puzzle, states)?;
+    run_from(puzzle, states, csr, &src, path, label, force, reporter)
+}
+
+/// [`run`] from sources the caller computed (with [`sources`] or [`sources_given`]).
+#[allow(clippy::too_many_arguments)]
+pub fn run_from<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    states: &StateTable,
+    csr: &Csr,
+    src: &[u32],
+    path: &Path,
+    label: &str,
+    force: bool,
+    reporter: &Reporter,
+) -> Result<(Distances, Outcome), StageError> {
+    run_with(puzzle, states, csr, src, path, label, force, |src| {
         // Distances *to* the goals of a directed graph follow the arcs backwards.
         let reverse = csr.is_directed() && puzzle.distance_sources() == DistanceSources::Goals;
         let bar = reporter.bar(csr.node_count() as u64, format!("distances {label}"));
@@ -179,21 +221,22 @@ pub fn run<P: Puzzle + ?Sized>(
     })
 }
 
-/// [`run`] with the distances computed by `compute` from the sources (dense indices), e.g. on
-/// another engine; the artifact is the same.
+/// [`run_from`] with the distances computed by `compute` from the sources (dense indices),
+/// e.g. on another engine; the artifact is the same.
+#[allow(clippy::too_many_arguments)]
 pub fn run_with<P: Puzzle + ?Sized>(
     puzzle: &P,
     states: &StateTable,
     csr: &Csr,
+    src: &[u32],
     path: &Path,
     label: &str,
     force: bool,
     compute: impl FnOnce(&[u32]) -> Result<Vec<u16>, StageError>,
 ) -> Result<(Distances, Outcome), StageError> {
-    let src = sources(puzzle, states)?;
     let fp = fingerprint_of(
         puzzle.distance_sources(),
-        &src,
+        src,
         states.checksum(),
         csr.checksum(),
         csr.is_directed(),
@@ -203,7 +246,7 @@ pub fn run_with<P: Puzzle + ?Sized>(
         fingerprint: Some(fp),
     };
     let (artifact, outcome) = reuse_or_build(path, expect, force, |path| {
-        let dist = compute(&src)?;
+        let dist = compute(src)?;
         if dist.len() != states.len() {
             return Err(StageError::Invalid(format!(
                 "{label}: {} distances for {} states",

@@ -10,7 +10,14 @@ use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
 pub use huarong_core::table::{Column as TableColumn, Table};
+use polars::io::parquet::write::get_encodings;
 use polars::prelude::*;
+use polars_arrow::bitmap::Bitmap;
+use polars_parquet::write::{
+    CompressedPage, CompressionOptions, Encoding, ParquetType, Version, WriteOptions,
+    array_to_columns, compress,
+};
+use rayon::prelude::*;
 
 /// Why a table could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -53,12 +60,15 @@ fn frame(table: Table) -> Result<DataFrame, ExportError> {
             TableColumn::Bool(v) => Column::new(name, v),
             TableColumn::U32(v) => UInt32Chunked::from_vec(name, v).into_column(),
             TableColumn::OptU32(v) => Column::new(name, v),
-            TableColumn::PackedU32(v) => UInt32Chunked::from_iter_options(
-                name,
-                v.iter()
-                    .map(|&x| (x != huarong_core::table::NULL_U32).then_some(x)),
-            )
-            .into_column(),
+            TableColumn::PackedU32(v) => {
+                // The values move in as they are; nulls become a validity bitmap.
+                let valid: Bitmap = v
+                    .iter()
+                    .map(|&x| x != huarong_core::table::NULL_U32)
+                    .collect();
+                let valid = (valid.unset_bits() > 0).then_some(valid);
+                UInt32Chunked::from_vec_validity(name, v, valid).into_column()
+            }
             TableColumn::U64(v) => UInt64Chunked::from_vec(name, v).into_column(),
             TableColumn::OptU64(v) => Column::new(name, v),
         });
@@ -141,11 +151,50 @@ fn short_type(t: &DataType) -> String {
 }
 
 /// A Parquet file written batch by batch; dropped unfinished, its temporary file is removed.
+///
+/// Each batch becomes one row group. Its columns are encoded (dictionary or plain, statistics)
+/// and compressed in parallel, one column per task, exactly as polars would encode them one
+/// after the other, then appended to the file in order.
 pub struct TableWriter {
     tmp: PathBuf,
     dest: PathBuf,
     file: Option<File>,
-    batched: Option<polars::io::parquet::write::BatchedWriter<File>>,
+    batched: Option<Batched>,
+}
+
+/// The open file and how its columns are encoded.
+struct Batched {
+    writer: polars::io::parquet::write::BatchedWriter<File>,
+    /// The Parquet type of every column.
+    types: Vec<ParquetType>,
+    /// The encodings polars picks for every column's leaves.
+    encodings: Vec<Vec<Encoding>>,
+}
+
+/// What `ParquetWriter` with zstd and full statistics writes (its other options default).
+fn options() -> WriteOptions {
+    WriteOptions {
+        statistics: StatisticsOptions::full(),
+        compression: CompressionOptions::Zstd(None),
+        version: Version::V1,
+        data_page_size: None,
+    }
+}
+
+/// Every page of one column of a row group, encoded and compressed.
+fn column_pages(
+    array: &ArrayRef,
+    type_: &ParquetType,
+    encodings: &[Encoding],
+) -> PolarsResult<Vec<Vec<CompressedPage>>> {
+    let options = options();
+    array_to_columns(array, type_.clone(), options, encodings)?
+        .into_iter()
+        .map(|leaf| {
+            leaf.map(|page| Ok(compress(page?, Vec::new(), options.compression)?))
+                .collect()
+        })
+        .collect()
 }
 
 impl std::fmt::Debug for TableWriter {
@@ -189,14 +238,10 @@ impl TableWriter {
                 .file
                 .take()
                 .expect("file is open until the first batch");
-            let writer = ParquetWriter::new(file)
-                .with_compression(ParquetCompression::Zstd(None))
-                .with_statistics(StatisticsOptions::full())
-                .batched(df.schema())
-                .map_err(|e| self.polars_err(e))?;
-            self.batched = Some(writer);
+            let batched = Batched::new(file, &df).map_err(|e| self.polars_err(e))?;
+            self.batched = Some(batched);
         }
-        let res = self.batched.as_mut().unwrap().write_batch(&df);
+        let res = self.batched.as_mut().unwrap().write(&df);
         res.map_err(|e| self.polars_err(e))
     }
 
@@ -205,7 +250,7 @@ impl TableWriter {
         let Some(writer) = self.batched.take() else {
             return Err(self.polars_err(PolarsError::NoData("no rows were written".into())));
         };
-        let res = writer.finish();
+        let res = writer.writer.finish();
         let size = res.map_err(|e| self.polars_err(e))?;
         huarong_core::atomic::commit(None, &self.tmp, &self.dest).map_err(|source| {
             ExportError::Io {
@@ -216,6 +261,41 @@ impl TableWriter {
         self.file = None;
         self.tmp = PathBuf::new();
         Ok(size)
+    }
+}
+
+impl Batched {
+    fn new(file: File, first: &DataFrame) -> PolarsResult<Self> {
+        let mut writer = ParquetWriter::new(file)
+            .with_compression(ParquetCompression::Zstd(None))
+            .with_statistics(options().statistics)
+            .batched(first.schema())?;
+        let types = writer.parquet_schema().fields().to_vec();
+        let arrow = first.schema().to_arrow(CompatLevel::newest());
+        let encodings = get_encodings(&arrow).iter().cloned().collect();
+        Ok(Batched {
+            writer,
+            types,
+            encodings,
+        })
+    }
+
+    fn write(&mut self, df: &DataFrame) -> PolarsResult<()> {
+        for batch in df.iter_chunks(CompatLevel::newest(), false) {
+            if batch.is_empty() {
+                continue;
+            }
+            let columns: Vec<Vec<Vec<CompressedPage>>> = batch
+                .columns()
+                .par_iter()
+                .zip(&self.types)
+                .zip(&self.encodings)
+                .map(|((array, type_), encodings)| column_pages(array, type_, encodings))
+                .collect::<PolarsResult<_>>()?;
+            let leaves: Vec<Vec<CompressedPage>> = columns.into_iter().flatten().collect();
+            self.writer.write_row_group(batch.len() as u64, &leaves)?;
+        }
+        Ok(())
     }
 }
 

@@ -23,11 +23,20 @@
 //! A reader checks magic, version, kind, size, fingerprint and checksum before handing out data.
 //! Verification reads the file with ordinary reads rather than through the map, so an artifact's
 //! pages only count towards the process's resident memory once they are used.
+//!
+//! Re-opening within one process: the files this process wrote or hashed in full are remembered
+//! by identity (device, inode, size, modification and change times) with their checksum. Inside
+//! [`reopening`] (the export, which reads what the stages of the same run just wrote or
+//! verified), such a file, unchanged since, is not hashed again; everywhere else every open
+//! hashes.
 
+use std::cell::Cell;
+use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
 use std::io;
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use bytemuck::Pod;
 use memmap2::Mmap;
@@ -368,6 +377,68 @@ impl Fingerprint {
     }
 }
 
+/// What identifies a file's contents without reading them: where it lives and when it last
+/// changed. Rename keeps the inode; any write changes the times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Identity {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Identity {
+    fn of(meta: &fs::Metadata) -> Self {
+        Identity {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+}
+
+/// The checksum of each file this process wrote or hashed in full, keyed by (device, inode).
+type Hashed = HashMap<(u64, u64), (Identity, u64)>;
+static HASHED: Mutex<Option<Hashed>> = Mutex::new(None);
+
+thread_local! {
+    static REOPENING: Cell<bool> = const { Cell::new(false) };
+}
+
+fn remember(file: &File, checksum: u64) {
+    if let Ok(meta) = file.metadata() {
+        let id = Identity::of(&meta);
+        let mut memo = HASHED.lock().unwrap_or_else(|e| e.into_inner());
+        memo.get_or_insert_with(HashMap::new)
+            .insert((id.dev, id.ino), (id, checksum));
+    }
+}
+
+fn hashed_before(meta: &fs::Metadata, checksum: u64) -> bool {
+    let id = Identity::of(meta);
+    let memo = HASHED.lock().unwrap_or_else(|e| e.into_inner());
+    memo.as_ref()
+        .and_then(|m| m.get(&(id.dev, id.ino)))
+        .is_some_and(|&(seen, sum)| seen == id && sum == checksum)
+}
+
+/// Runs `f` with re-opening allowed on this thread: an artifact this process wrote or hashed
+/// in full, unchanged since (same inode, size and times) and whose header carries the same
+/// checksum, opens without its payload being hashed again. Everything else is still checked.
+pub fn reopening<T>(f: impl FnOnce() -> T) -> T {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            REOPENING.with(|r| r.set(self.0));
+        }
+    }
+    let _reset = Reset(REOPENING.with(|r| r.replace(true)));
+    f()
+}
+
 /// An artifact under construction in a temporary file; dropped unfinished, the file is removed.
 ///
 /// Sections are filled with [`ArtifactWriter::write`], which takes `&self`, so parallel workers
@@ -461,6 +532,7 @@ impl ArtifactWriter {
         file.write_all_at(&self.header.encode(), 0).map_err(fail)?;
         crate::atomic::commit(Some(&file), &self.tmp, &self.dest)
             .map_err(|e| ArtifactError::io(&self.dest, e))?;
+        remember(&file, self.header.checksum);
         Ok(self.header.clone())
     }
 }
@@ -495,15 +567,23 @@ impl Artifact {
     /// Opens and fully verifies an artifact: magic, version, kind, size, fingerprint, checksum.
     pub fn open(path: &Path, expect: Expect<'_>) -> Result<Artifact, ArtifactError> {
         let (file, artifact) = Self::open_unverified(path, expect)?;
+        let stored = artifact.header.checksum;
+        if REOPENING.with(Cell::get)
+            && let Ok(meta) = file.metadata()
+            && hashed_before(&meta, stored)
+        {
+            return Ok(artifact);
+        }
         let computed = checksum_file(&file, artifact.map.len() as u64)
             .map_err(|e| ArtifactError::io(path, e))?;
-        if computed != artifact.header.checksum {
+        if computed != stored {
             return Err(ArtifactError::BadChecksum {
                 path: path.to_owned(),
-                stored: artifact.header.checksum,
+                stored,
                 computed,
             });
         }
+        remember(&file, stored);
         Ok(artifact)
     }
 
@@ -646,6 +726,29 @@ mod tests {
         assert_eq!(a.section::<u16>(1), &[9; 7]);
         // No temporary file is left behind.
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn reopening_hashes_whatever_this_process_has_not_seen_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.bin");
+        write_sample(&p);
+        // Written by this process and unchanged: reopens.
+        let a = reopening(|| Artifact::open(&p, EXPECT)).unwrap();
+        assert_eq!(a.section::<u64>(0)[1], 3);
+        // A corrupted copy renamed over it is another file: hashed, and refused.
+        let mut bytes = fs::read(&p).unwrap();
+        bytes[HEADER_LEN + 8] ^= 1;
+        let other = dir.path().join("b.bin");
+        fs::write(&other, &bytes).unwrap();
+        fs::rename(&other, &p).unwrap();
+        assert!(matches!(
+            reopening(|| Artifact::open(&p, EXPECT)),
+            Err(ArtifactError::BadChecksum { .. })
+        ));
+        // The switch is scoped: outside it, and after it, every open hashes.
+        assert!(!REOPENING.with(Cell::get));
+        assert!(Artifact::open(&p, EXPECT).is_err());
     }
 
     #[test]

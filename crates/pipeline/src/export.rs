@@ -62,11 +62,22 @@ fn write(
     reports: &mut [SpaceReport],
     output: &Path,
 ) -> Result<Vec<(String, u64)>, PipelineError> {
-    let opened: Vec<OpenSpace> = plan
-        .spaces
-        .iter()
-        .map(|s| OpenSpace::open(s.puzzle.as_ref(), &space_dir(output, s), &s.metrics))
-        .collect::<Result<_, _>>()?;
+    // The stages of this run wrote or verified every artifact moments ago: they are reopened
+    // without hashing them again (anything changed since is still hashed).
+    let opened: Vec<OpenSpace> = huarong_core::artifact::reopening(|| {
+        plan.spaces
+            .iter()
+            .zip(reports.iter())
+            .map(|(s, r)| {
+                OpenSpace::open_from(
+                    s.puzzle.as_ref(),
+                    &space_dir(output, s),
+                    &s.metrics,
+                    &r.goals.sources,
+                )
+            })
+            .collect::<Result<_, _>>()
+    })?;
     let views: Vec<SpaceView<'_>> = opened
         .iter()
         .zip(&plan.spaces)
@@ -89,7 +100,7 @@ fn write(
     let (mut sizes, mut dist_hist, mut deg_hist) = (Vec::new(), Vec::new(), Vec::new());
     for &k in &summary {
         let (view, spec, report) = (&views[k], &plan.spaces[k], &reports[k]);
-        let goals = tables::goals(view);
+        let goals = &report.goals.mask;
         let id = &report.space_id;
         // The two per-position tables are independent: written side by side.
         let states = format!("states-{id}.parquet");
@@ -97,12 +108,12 @@ fn write(
         let (s, c) = rayon::join(
             || {
                 spec.states_table
-                    .then(|| tables::write_states(view, &goals, &output.join(&states)))
+                    .then(|| tables::write_states(view, goals, &output.join(&states)))
                     .transpose()
             },
             || {
                 spec.components_table
-                    .then(|| tables::write_components(view, &goals, &output.join(&components)))
+                    .then(|| tables::write_components(view, goals, &output.join(&components)))
                     .transpose()
             },
         );
@@ -112,7 +123,7 @@ fn write(
         if let Some(size) = c? {
             put(components, size);
         }
-        sizes.push(tables::component_sizes(view, &goals, &columns));
+        sizes.push(tables::component_sizes(view, goals, &columns));
         let (d, g) = tables::histograms(report, &columns);
         dist_hist.push(d);
         deg_hist.push(g);

@@ -103,6 +103,26 @@ pub struct SpaceReport {
     pub goal_states: u64,
     pub metrics: Vec<MetricStats>,
     pub log: Vec<StageLog>,
+    /// Which states are goals and where distances start, as the run found them (the export
+    /// reads them instead of scanning the space again).
+    pub goals: Arc<Goals>,
+}
+
+/// A space's goal states and distance sources.
+pub struct Goals {
+    /// `mask[i]`: state `i` is a goal.
+    pub mask: Vec<bool>,
+    /// The distance stage's sources (dense indices, sorted).
+    pub sources: Vec<u32>,
+}
+
+impl std::fmt::Debug for Goals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Goals")
+            .field("states", &self.mask.len())
+            .field("sources", &self.sources.len())
+            .finish()
+    }
 }
 
 /// File names of a space's artifacts inside its folder.
@@ -177,6 +197,7 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
     })?;
     let goals = goal_mask(puzzle, &states);
     let goal_states = goals.iter().filter(|&&g| g).count() as u64;
+    let src = distances::sources_given(puzzle, &states, &goals)?;
 
     let mut stats = Vec::new();
     for &m in metrics {
@@ -197,7 +218,6 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
         {
             // A follower process: take part in both dataflows; the leader writes.
             dataflow::component_roots(puzzle, &states, m, cluster)?;
-            let src = distances::sources(puzzle, &states)?;
             dataflow::distances(puzzle, &states, m, &src, cluster)?;
             continue;
         }
@@ -216,11 +236,14 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
         let dists = timer.time(&format!("dist {name}"), || {
             let path = dir.join(files::distances(name));
             match opts.engine.cluster(puzzle) {
-                None => distances::run(puzzle, &states, &csr, &path, &label, force, reporter),
+                None => {
+                    distances::run_from(puzzle, &states, &csr, &src, &path, &label, force, reporter)
+                }
                 Some(c) => distances::run_with(
                     puzzle,
                     &states,
                     &csr,
+                    &src,
                     &path,
                     &label,
                     force_dataflow,
@@ -244,6 +267,10 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
         goal_states,
         metrics: stats,
         log,
+        goals: Arc::new(Goals {
+            mask: goals,
+            sources: src,
+        }),
     })
 }
 

@@ -54,6 +54,27 @@ impl OpenSpace {
         let states = StateTable::open(&dir.join(files::STATES), puzzle)?;
         // The distance sources (a scan over every state for goals) are the same in every metric.
         let sources = distances::sources(puzzle, &states)?;
+        Self::open_rest(puzzle, dir, metrics, states, &sources)
+    }
+
+    /// [`OpenSpace::open`] when the distance sources are known (a run just computed them).
+    pub fn open_from<P: Puzzle + ?Sized>(
+        puzzle: &P,
+        dir: &Path,
+        metrics: &[usize],
+        sources: &[u32],
+    ) -> Result<Self, huarong_core::StageError> {
+        let states = StateTable::open(&dir.join(files::STATES), puzzle)?;
+        Self::open_rest(puzzle, dir, metrics, states, sources)
+    }
+
+    fn open_rest<P: Puzzle + ?Sized>(
+        puzzle: &P,
+        dir: &Path,
+        metrics: &[usize],
+        states: StateTable,
+        sources: &[u32],
+    ) -> Result<Self, huarong_core::StageError> {
         let mut out = Vec::new();
         for &m in metrics {
             let name = puzzle.metrics()[m];
@@ -61,7 +82,7 @@ impl OpenSpace {
             let components = Components::open(&dir.join(files::components(name)), &csr)?;
             let fingerprint = distances::fingerprint_of(
                 puzzle.distance_sources(),
-                &sources,
+                sources,
                 states.checksum(),
                 csr.checksum(),
                 csr.is_directed(),
@@ -100,12 +121,6 @@ impl OpenSpace {
                 .collect(),
         }
     }
-}
-
-/// Which states of a space are goals.
-pub fn goals(view: &SpaceView<'_>) -> Vec<bool> {
-    let puzzle = view.puzzle();
-    view.codes.par_iter().map(|&c| puzzle.is_goal(c)).collect()
 }
 
 fn distance(d: u16) -> Option<u32> {
