@@ -203,10 +203,20 @@ pub fn run<P: Puzzle + ?Sized>(
         kind: KIND,
         fingerprint: Some(fp),
     };
-    let metric_name = puzzle.metrics()[metric];
-    let label = format!("{} {} {metric_name}", puzzle.name(), puzzle.space_id());
+    let label = format!(
+        "{} {} {}",
+        puzzle.name(),
+        puzzle.space_id(),
+        puzzle.metrics()[metric]
+    );
     let (artifact, outcome) = reuse_or_build(path, expect, force, |path| {
-        write(puzzle, states, metric, path, fp, &label, reporter)
+        let target = Target {
+            metric,
+            path,
+            fp,
+            label,
+        };
+        write(puzzle, states, &target, reporter)
     })?;
     Ok((
         Csr {
@@ -217,31 +227,136 @@ pub fn run<P: Puzzle + ?Sized>(
     ))
 }
 
-fn write<P: Puzzle + ?Sized>(
+/// The verified graph of `puzzle` in `metric` at `path`, or the outcome building it will have
+/// (with `force`, or when it is missing, stale or corrupt).
+pub fn reuse<P: Puzzle + ?Sized>(
     puzzle: &P,
     states: &StateTable,
     metric: usize,
     path: &Path,
-    fp: u64,
-    label: &str,
+    force: bool,
+) -> Result<Csr, Outcome> {
+    let expect = Expect {
+        kind: KIND,
+        fingerprint: Some(fingerprint(puzzle, metric, states.checksum())),
+    };
+    huarong_core::try_reuse(path, expect, force).map(|artifact| Csr {
+        artifact,
+        directed: puzzle.directed(),
+    })
+}
+
+/// Whether [`build_many`] builds several graphs of a space of `states` states in one pass.
+pub fn one_pass(states: usize) -> bool {
+    states <= ONE_PASS_STATES
+}
+
+/// Builds the graphs of `puzzle` in each `(metric, path)` of `graphs`: in one pass over the
+/// states, each successor generated once for all the metrics that reach it
+/// ([`Puzzle::neighbor_indices_in`]), when the space is small enough ([`one_pass`]); one
+/// after the other otherwise. The artifacts are the same as [`run`]'s.
+pub fn build_many<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    states: &StateTable,
+    graphs: &[(usize, &Path)],
     reporter: &Reporter,
-) -> Result<Header, StageError> {
-    let n = states.len();
+) -> Result<Vec<Csr>, StageError> {
+    let targets: Vec<Target<'_>> = graphs
+        .iter()
+        .map(|&(metric, path)| Target::new(puzzle, states, metric, path))
+        .collect();
+    let headers = if one_pass(states.len()) {
+        let names: Vec<&str> = graphs.iter().map(|&(m, _)| puzzle.metrics()[m]).collect();
+        let bar = reporter.bar(
+            2 * states.len() as u64,
+            format!("graph {} {}", puzzle.space_id(), names.join(",")),
+        );
+        write_one_pass(puzzle, states, &targets, &lookup_in(puzzle, states), &bar)?
+    } else {
+        targets
+            .iter()
+            .map(|t| write(puzzle, states, t, reporter))
+            .collect::<Result<_, _>>()?
+    };
+    targets
+        .iter()
+        .zip(&headers)
+        .map(|(t, h)| {
+            Ok(Csr {
+                artifact: Artifact::open_written(t.path, h)?,
+                directed: puzzle.directed(),
+            })
+        })
+        .collect()
+}
+
+/// One graph to write: its metric, file, fingerprint and label.
+struct Target<'a> {
+    metric: usize,
+    path: &'a Path,
+    fp: u64,
+    label: String,
+}
+
+impl<'a> Target<'a> {
+    fn new<P: Puzzle + ?Sized>(
+        puzzle: &P,
+        states: &StateTable,
+        metric: usize,
+        path: &'a Path,
+    ) -> Self {
+        Target {
+            metric,
+            path,
+            fp: fingerprint(puzzle, metric, states.checksum()),
+            label: format!(
+                "{} {} {}",
+                puzzle.name(),
+                puzzle.space_id(),
+                puzzle.metrics()[metric]
+            ),
+        }
+    }
+}
+
+/// Code → dense index: the puzzle's ranking for ranked spaces, the state table otherwise.
+fn lookup_in<'a, P: Puzzle + ?Sized>(
+    puzzle: &'a P,
+    states: &'a StateTable,
+) -> impl Fn(u64) -> Option<u32> + Sync + 'a {
     let ranked = puzzle.ranked_len().is_some();
-    let lookup = |code: u64| -> Option<u32> {
+    move |code: u64| -> Option<u32> {
         if ranked {
             puzzle.rank(code).map(|i| i as u32)
         } else {
             states.lookup(code)
         }
-    };
+    }
+}
+
+fn write<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    states: &StateTable,
+    target: &Target<'_>,
+    reporter: &Reporter,
+) -> Result<Header, StageError> {
+    let Target {
+        metric,
+        path,
+        fp,
+        ref label,
+    } = *target;
+    let n = states.len();
+    let lookup = lookup_in(puzzle, states);
     let bar = reporter.bar(
         2 * n as u64,
         format!("graph {} {}", puzzle.space_id(), puzzle.metrics()[metric]),
     );
 
-    if n <= ONE_PASS_STATES {
-        return write_one_pass(puzzle, states, metric, path, fp, label, &lookup, &bar);
+    if one_pass(n) {
+        let mut headers =
+            write_one_pass(puzzle, states, std::slice::from_ref(target), &lookup, &bar)?;
+        return Ok(headers.remove(0));
     }
 
     // Pass 1: the number of arcs leaving each chunk of states.
@@ -315,55 +430,72 @@ fn write<P: Puzzle + ?Sized>(
 /// pass, holding nothing graph-sized.
 const ONE_PASS_STATES: usize = 1 << 22;
 
-#[allow(clippy::too_many_arguments)]
+/// Writes the graph of every target in one parallel pass over the states: each chunk keeps
+/// its states' sorted neighbour lists per target, then every artifact is laid out and written.
 fn write_one_pass<P: Puzzle + ?Sized>(
     puzzle: &P,
     states: &StateTable,
-    metric: usize,
-    path: &Path,
-    fp: u64,
-    label: &str,
+    targets: &[Target<'_>],
     lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
     bar: &huarong_core::Progress,
-) -> Result<Header, StageError> {
+) -> Result<Vec<Header>, StageError> {
     let n = states.len();
-    let chunks: Vec<(Vec<u64>, Vec<u32>)> = (0..n.div_ceil(CHUNK))
+    let metrics: Vec<usize> = targets.iter().map(|t| t.metric).collect();
+    // Per chunk, per target: each state's degree and the chunk's neighbour lists.
+    let chunks: Vec<Vec<(Vec<u64>, Vec<u32>)>> = (0..n.div_ceil(CHUNK))
         .into_par_iter()
-        .map_init(Vec::new, |buf, k| {
-            let (start, end) = (k * CHUNK, ((k + 1) * CHUNK).min(n));
-            let mut degrees = Vec::with_capacity(end - start);
-            let mut targets = Vec::new();
-            for i in start..end {
-                neighbors_of(puzzle, states, lookup, metric, i, buf);
-                targets.extend_from_slice(buf);
-                degrees.push(buf.len() as u64);
-            }
-            bar.inc(2 * (end - start) as u64);
-            (degrees, targets)
-        })
+        .map_init(
+            || vec![Vec::new(); metrics.len()],
+            |bufs, k| {
+                let (start, end) = (k * CHUNK, ((k + 1) * CHUNK).min(n));
+                let mut lists = vec![(Vec::with_capacity(end - start), Vec::new()); metrics.len()];
+                for i in start..end {
+                    bufs.iter_mut().for_each(Vec::clear);
+                    let code = code_of(puzzle, states, i);
+                    if let [metric] = metrics[..] {
+                        puzzle.neighbor_indices(i as u64, code, metric, lookup, &mut bufs[0]);
+                    } else {
+                        puzzle.neighbor_indices_in(i as u64, code, &metrics, lookup, bufs);
+                    }
+                    for (buf, (degrees, targets)) in bufs.iter_mut().zip(&mut lists) {
+                        buf.sort_unstable();
+                        buf.dedup();
+                        targets.extend_from_slice(buf);
+                        degrees.push(buf.len() as u64);
+                    }
+                }
+                bar.inc(2 * (end - start) as u64);
+                lists
+            },
+        )
         .collect();
-    let arcs: u64 = chunks.iter().map(|c| c.1.len() as u64).sum();
-    let w = ArtifactWriter::create(
-        path,
-        KIND,
-        fp,
-        label,
-        &[Section::of::<u64>(n as u64 + 1), Section::of::<u32>(arcs)],
-    )?;
-    let mut offsets = Vec::with_capacity(n + 1);
-    offsets.push(0u64);
-    let mut at = 0u64;
-    for (k, (degrees, targets)) in chunks.iter().enumerate() {
-        w.write(1, at, targets)?;
-        for d in degrees {
-            at += d;
-            offsets.push(at);
+    let mut headers = Vec::with_capacity(targets.len());
+    for (t, target) in targets.iter().enumerate() {
+        let arcs: u64 = chunks.iter().map(|c| c[t].1.len() as u64).sum();
+        let w = ArtifactWriter::create(
+            target.path,
+            KIND,
+            target.fp,
+            &target.label,
+            &[Section::of::<u64>(n as u64 + 1), Section::of::<u32>(arcs)],
+        )?;
+        let mut offsets = Vec::with_capacity(n + 1);
+        offsets.push(0u64);
+        let mut at = 0u64;
+        for chunk in &chunks {
+            let (degrees, targets) = &chunk[t];
+            w.write(1, at, targets)?;
+            for d in degrees {
+                at += d;
+                offsets.push(at);
+            }
         }
-        debug_assert_eq!(offsets.len(), ((k + 1) * CHUNK).min(n) + 1);
+        debug_assert_eq!(offsets.len(), n + 1);
+        w.write(0, 0, &offsets)?;
+        headers.push(w.finish()?);
     }
-    w.write(0, 0, &offsets)?;
     bar.finish();
-    Ok(w.finish()?)
+    Ok(headers)
 }
 
 // ---- petgraph integration -------------------------------------------------------------------

@@ -113,6 +113,24 @@ pub trait Puzzle: Sync + Send {
             }),
         );
     }
+
+    /// [`Puzzle::neighbor_indices`] in several metrics at once: appends state `index`'s
+    /// neighbours in `metrics[k]` to `outs[k]`. The default asks for each metric in turn; a
+    /// puzzle whose metrics share their moves (Huarong Dao's step moves are straight moves, its
+    /// straight moves piece moves) overrides it to generate and rank each successor once. The
+    /// graph stage uses it to build several metrics' graphs in one pass.
+    fn neighbor_indices_in(
+        &self,
+        index: u64,
+        code: u64,
+        metrics: &[usize],
+        lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+        outs: &mut [Vec<u32>],
+    ) {
+        for (&metric, out) in metrics.iter().zip(outs) {
+            self.neighbor_indices(index, code, metric, lookup, out);
+        }
+    }
 }
 
 /// Adds what identifies `puzzle`'s space to a fingerprint: its name, space id and

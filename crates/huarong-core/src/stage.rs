@@ -43,19 +43,27 @@ pub fn reuse_or_build(
     force: bool,
     build: impl FnOnce(&Path) -> Result<Header, StageError>,
 ) -> Result<(Artifact, Outcome), StageError> {
-    let outcome = if force {
-        Outcome::Built
-    } else {
-        match Artifact::open(path, expect) {
-            Ok(a) => return Ok((a, Outcome::Reused)),
-            Err(ArtifactError::Io { source, .. })
-                if source.kind() == std::io::ErrorKind::NotFound =>
-            {
-                Outcome::Built
-            }
-            Err(e) => Outcome::Rebuilt(e.to_string()),
+    match try_reuse(path, expect, force) {
+        Ok(a) => Ok((a, Outcome::Reused)),
+        Err(outcome) => {
+            let written = build(path)?;
+            Ok((Artifact::open_written(path, &written)?, outcome))
         }
-    };
-    let written = build(path)?;
-    Ok((Artifact::open_written(path, &written)?, outcome))
+    }
+}
+
+/// The first half of [`reuse_or_build`]: the artifact at `path` if it verifies against `expect`
+/// (and `force` is off), or else the outcome building it will have ([`Outcome::Built`] or
+/// [`Outcome::Rebuilt`] with the reason).
+pub fn try_reuse(path: &Path, expect: Expect<'_>, force: bool) -> Result<Artifact, Outcome> {
+    if force {
+        return Err(Outcome::Built);
+    }
+    match Artifact::open(path, expect) {
+        Ok(a) => Ok(a),
+        Err(ArtifactError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            Err(Outcome::Built)
+        }
+        Err(e) => Err(Outcome::Rebuilt(e.to_string())),
+    }
 }

@@ -43,6 +43,48 @@ fn neighbours(m: u32) -> u32 {
     ((m << 1) & !COL0) | ((m >> 1) & !COL3) | (m << COLS) | (m >> COLS)
 }
 
+/// Anchors one unit slide from `from` where the piece fits (`step` moves).
+#[inline]
+fn step_targets(from: u32, fit: u32) -> u32 {
+    neighbours(from) & fit
+}
+
+/// Anchors reached by sliding from `from` in one direction through fitting anchors
+/// (`straight` moves).
+#[inline]
+fn straight_targets(from: u32, fit: u32) -> u32 {
+    let mut t = 0;
+    let dirs: [fn(u32) -> u32; 4] = [
+        |m| (m << 1) & !COL0,
+        |m| (m >> 1) & !COL3,
+        |m| m << COLS,
+        |m| m >> COLS,
+    ];
+    for step in dirs {
+        let mut ray = step(from) & fit;
+        while ray != 0 {
+            t |= ray;
+            ray = step(ray) & fit;
+        }
+    }
+    t
+}
+
+/// Anchors reached from `from` by unit slides through fitting anchors (`piece` moves): the
+/// flood fill of `from`, without it.
+#[inline]
+fn piece_targets(from: u32, fit: u32) -> u32 {
+    let mut reach = from;
+    loop {
+        let next = (reach | neighbours(reach)) & (fit | from);
+        if next == reach {
+            break;
+        }
+        reach = next;
+    }
+    reach & !from
+}
+
 #[inline]
 fn cells(kind: Kind, anchor: u32) -> u32 {
     let a = anchor as i32;
@@ -189,6 +231,58 @@ impl Bits {
 
     /// Every position one move away in `metric`.
     pub fn successors(&self, metric: Metric, out: &mut Vec<Bits>) {
+        self.each_piece(|kind, from, fit| {
+            let mut targets = match metric {
+                Metric::Step => step_targets(from, fit),
+                Metric::Straight => straight_targets(from, fit),
+                Metric::Piece => piece_targets(from, fit),
+            };
+            while targets != 0 {
+                let to = targets & targets.wrapping_neg();
+                targets &= targets - 1;
+                out.push(self.moved(kind, from, to));
+            }
+        });
+    }
+
+    /// Every position one move away in any of the metrics in `wanted` (bit `m` for
+    /// [`Metric`] `m`), each once, with the metrics whose move reaches it. A piece's step
+    /// targets lie among its straight targets, and those among its piece targets, so a
+    /// position is generated once however many metrics ask for it.
+    pub fn successors_in(&self, wanted: u8, out: &mut Vec<(Bits, u8)>) {
+        self.each_piece(|kind, from, fit| {
+            let sets = [
+                if wanted & 1 != 0 {
+                    step_targets(from, fit)
+                } else {
+                    0
+                },
+                if wanted & 2 != 0 {
+                    straight_targets(from, fit)
+                } else {
+                    0
+                },
+                if wanted & 4 != 0 {
+                    piece_targets(from, fit)
+                } else {
+                    0
+                },
+            ];
+            let mut targets = sets[0] | sets[1] | sets[2];
+            while targets != 0 {
+                let to = targets & targets.wrapping_neg();
+                targets &= targets - 1;
+                let metrics = (sets[0] & to != 0) as u8
+                    | ((sets[1] & to != 0) as u8) << 1
+                    | ((sets[2] & to != 0) as u8) << 2;
+                out.push((self.moved(kind, from, to), metrics));
+            }
+        });
+    }
+
+    /// Calls `f` with every piece's kind, anchor bit and the anchors where it fits.
+    #[inline]
+    fn each_piece(&self, mut f: impl FnMut(Kind, u32, u32)) {
         let occ = self.occupied();
         let kinds = [
             (Kind::Soldier, self.soldiers),
@@ -200,54 +294,23 @@ impl Bits {
             while anchors != 0 {
                 let a = anchors.trailing_zeros();
                 anchors &= anchors - 1;
-                let from = 1u32 << a;
                 let free = (!occ & FULL) | cells(kind, a);
-                let fit = fitting(kind, free);
-                let mut targets = match metric {
-                    Metric::Step => neighbours(from) & fit,
-                    Metric::Straight => {
-                        let mut t = 0;
-                        let dirs: [fn(u32) -> u32; 4] = [
-                            |m| (m << 1) & !COL0,
-                            |m| (m >> 1) & !COL3,
-                            |m| m << COLS,
-                            |m| m >> COLS,
-                        ];
-                        for step in dirs {
-                            let mut ray = step(from) & fit;
-                            while ray != 0 {
-                                t |= ray;
-                                ray = step(ray) & fit;
-                            }
-                        }
-                        t
-                    }
-                    Metric::Piece => {
-                        let mut reach = from;
-                        loop {
-                            let next = (reach | neighbours(reach)) & (fit | from);
-                            if next == reach {
-                                break;
-                            }
-                            reach = next;
-                        }
-                        reach & !from
-                    }
-                };
-                while targets != 0 {
-                    let to = targets & targets.wrapping_neg();
-                    targets &= targets - 1;
-                    let mut b = *self;
-                    match kind {
-                        Kind::Soldier => b.soldiers ^= from | to,
-                        Kind::Vertical => b.verticals ^= from | to,
-                        Kind::Horizontal => b.horizontals ^= from | to,
-                        Kind::Cao => b.cao = to.trailing_zeros() as u8,
-                    }
-                    out.push(b);
-                }
+                f(kind, 1u32 << a, fitting(kind, free));
             }
         }
+    }
+
+    /// This position with the piece of `kind` at anchor bit `from` moved to anchor bit `to`.
+    #[inline]
+    fn moved(&self, kind: Kind, from: u32, to: u32) -> Bits {
+        let mut b = *self;
+        match kind {
+            Kind::Soldier => b.soldiers ^= from | to,
+            Kind::Vertical => b.verticals ^= from | to,
+            Kind::Horizontal => b.horizontals ^= from | to,
+            Kind::Cao => b.cao = to.trailing_zeros() as u8,
+        }
+        b
     }
 
     /// The unlabeled board of this position.

@@ -134,6 +134,28 @@ proptest! {
         prop_assert_eq!(fast, slow);
     }
 
+    /// Neighbours in several metrics at once (each successor generated and ranked once) are,
+    /// per metric, those of the one-metric path, as sets; each metric subset is tried.
+    #[test]
+    fn unlabeled_neighbours_in_several_metrics_match_one_at_a_time(set in 0..6usize, x in any::<u64>(), wanted in 1..8u8) {
+        let (u, _) = &sets()[set];
+        prop_assume!(!u.is_empty());
+        let i = x % u.len() as u64;
+        let code = u.unrank(i);
+        let lookup = lookup_of(u);
+        let metrics: Vec<usize> = (0..3).filter(|m| wanted >> m & 1 == 1).collect();
+        let mut outs = vec![Vec::new(); metrics.len()];
+        u.neighbor_indices_in(i, code, &metrics, &lookup, &mut outs);
+        for (k, &m) in metrics.iter().enumerate() {
+            let mut one = Vec::new();
+            u.neighbor_indices(i, code, m, &lookup, &mut one);
+            one.sort_unstable();
+            let mut many = outs[k].clone();
+            many.sort_unstable();
+            prop_assert_eq!(many, one, "metric {}", m);
+        }
+    }
+
     /// The bitboard move generator agrees with the board one, move for move.
     #[test]
     fn bitboard_moves_match_board_moves(set in 0..6usize, x in any::<u64>(), metric in 0..3usize) {

@@ -149,6 +149,15 @@ struct Timer<'a> {
 }
 
 impl Timer<'_> {
+    fn record(&mut self, stage: &str, seconds: f64, outcome: Outcome) {
+        self.reporter.stage(self.space, stage, seconds, &outcome);
+        self.log.push(StageLog {
+            stage: stage.to_owned(),
+            outcome,
+            seconds,
+        });
+    }
+
     fn time<T>(
         &mut self,
         stage: &str,
@@ -156,13 +165,7 @@ impl Timer<'_> {
     ) -> Result<T, StageError> {
         let t = Instant::now();
         let (value, outcome) = f()?;
-        let seconds = t.elapsed().as_secs_f64();
-        self.reporter.stage(self.space, stage, seconds, &outcome);
-        self.log.push(StageLog {
-            stage: stage.to_owned(),
-            outcome,
-            seconds,
-        });
+        self.record(stage, t.elapsed().as_secs_f64(), outcome);
         Ok(value)
     }
 }
@@ -199,20 +202,24 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
     let goal_states = goals.iter().filter(|&&g| g).count() as u64;
     let src = distances::sources_given(puzzle, &states, &goals)?;
 
+    let mut graphs = graphs_together(puzzle, &states, dir, metrics, opts, &mut timer)?;
     let mut stats = Vec::new();
-    for &m in metrics {
+    for (k, &m) in metrics.iter().enumerate() {
         let name = puzzle.metrics()[m];
         let label = format!("{space_id} {name}");
-        let csr = timer.time(&format!("graph {name}"), || {
-            graph::run(
-                puzzle,
-                &states,
-                m,
-                &dir.join(files::graph(name)),
-                force,
-                reporter,
-            )
-        })?;
+        let csr = match graphs[k].take() {
+            Some(csr) => csr,
+            None => timer.time(&format!("graph {name}"), || {
+                graph::run(
+                    puzzle,
+                    &states,
+                    m,
+                    &dir.join(files::graph(name)),
+                    force,
+                    reporter,
+                )
+            })?,
+        };
         if let Some(cluster) = opts.engine.cluster(puzzle)
             && !cluster.is_leader()
         {
@@ -272,6 +279,65 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
             sources: src,
         }),
     })
+}
+
+/// The graphs of a small space in several metrics, reused where they verify and the rest built
+/// in one pass over the states (each successor generated once for every metric that reaches
+/// it); `None` for each metric of a large space or of a single-metric run, whose graph is built
+/// just before its other stages (so only one metric's graph is in memory at a time).
+fn graphs_together<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    states: &StateTable,
+    dir: &Path,
+    metrics: &[usize],
+    opts: &RunOptions,
+    timer: &mut Timer<'_>,
+) -> Result<Vec<Option<Csr>>, StageError> {
+    let mut graphs: Vec<Option<Csr>> = metrics.iter().map(|_| None).collect();
+    if metrics.len() < 2 || !graph::one_pass(states.len()) {
+        return Ok(graphs);
+    }
+    let paths: Vec<PathBuf> = metrics
+        .iter()
+        .map(|&m| dir.join(files::graph(puzzle.metrics()[m])))
+        .collect();
+    let mut todo = Vec::new();
+    for (k, &m) in metrics.iter().enumerate() {
+        let t = Instant::now();
+        match graph::reuse(puzzle, states, m, &paths[k], opts.force) {
+            Ok(csr) => {
+                let name = puzzle.metrics()[m];
+                timer.record(
+                    &format!("graph {name}"),
+                    t.elapsed().as_secs_f64(),
+                    Outcome::Reused,
+                );
+                graphs[k] = Some(csr);
+            }
+            Err(outcome) => todo.push((k, outcome)),
+        }
+    }
+    let Some((_, outcome)) = todo.first().cloned() else {
+        return Ok(graphs);
+    };
+    let names: Vec<&str> = todo
+        .iter()
+        .map(|&(k, _)| puzzle.metrics()[metrics[k]])
+        .collect();
+    let built = timer.time(&format!("graph {}", names.join(",")), || {
+        let wanted: Vec<(usize, &Path)> = todo
+            .iter()
+            .map(|&(k, _)| (metrics[k], paths[k].as_path()))
+            .collect();
+        Ok((
+            graph::build_many(puzzle, states, &wanted, &opts.reporter)?,
+            outcome,
+        ))
+    })?;
+    for ((k, _), csr) in todo.into_iter().zip(built) {
+        graphs[k] = Some(csr);
+    }
+    Ok(graphs)
 }
 
 /// Which states are goals.
