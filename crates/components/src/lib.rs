@@ -146,8 +146,10 @@ pub fn union_find_roots(csr: &Csr, progress: impl Fn(u64) + Sync) -> Vec<u32> {
     parent.into_iter().map(AtomicU32::into_inner).collect()
 }
 
+/// The root of `x` in a lock-free union-find forest (`parent[r] == r` at roots), halving the path
+/// on the way. Safe to call from many threads while others [`union`].
 #[inline]
-fn find(parent: &[AtomicU32], mut x: u32) -> u32 {
+pub fn find(parent: &[AtomicU32], mut x: u32) -> u32 {
     loop {
         let p = parent[x as usize].load(Ordering::Relaxed);
         if p == x {
@@ -167,8 +169,10 @@ fn find(parent: &[AtomicU32], mut x: u32) -> u32 {
     }
 }
 
+/// Joins the trees of `a` and `b`, the larger root under the smaller, so every root is the
+/// smallest member of its tree (from many threads at once).
 #[inline]
-fn union(parent: &[AtomicU32], a: u32, b: u32) {
+pub fn union(parent: &[AtomicU32], a: u32, b: u32) {
     let (mut a, mut b) = (a, b);
     loop {
         a = find(parent, a);

@@ -1,22 +1,43 @@
-//! The heavy stages on **timely-dataflow**: level-synchronous breadth-first search and connected
-//! components by label propagation, over states partitioned by dense index across workers
-//! (`index % peers`), in one process (`workers` threads) or several (a host list).
+//! The heavy stages on **timely-dataflow**: connected components and breadth-first distances over
+//! states partitioned by dense index across workers (`index % peers`), in one process (`workers`
+//! threads) or several (a host list). Each worker reads the move graph's rows of its own states
+//! only.
 //!
-//! Each worker owns the states `i ≡ worker (mod peers)`, generates their moves from the puzzle
-//! trait (no global graph), and sends one message per neighbour to the neighbour's owner. A round
-//! is one timely epoch: its messages are all delivered when the probe passes it. After each round
-//! every worker tells every other worker how many states it changed, so all stop together. At
-//! the end the owners send their values to worker 0 (of process 0), which returns the whole
-//! vector; the caller writes the same artifact as the local stage — distances are unique and
-//! component ids are the smallest member's, so the bytes are identical.
+//! **Components.** The workers of a process share one atomic union-find forest over all states
+//! (the larger root linked under the smaller, so every root is its tree's smallest member); each
+//! worker joins the edges `u–v` of its own states `u` with `v > u` (on the rayon pool), so every
+//! edge is joined by exactly one worker. Then the processes' forests are merged in ⌈log₂ P⌉
+//! rounds: in round `r` the process `p ≡ 2^r (mod 2^(r+1))` sends the pairs `(state, root)` of
+//! its forest (sorted, delta-varint encoded, a root written only when it changes) to process
+//! `p − 2^r`, which joins them into its own. Process 0 ends with every component, each rooted at
+//! its smallest member: the local stage's ids, byte for byte.
+//!
+//! **Distances.** Level-synchronous BFS. Each round is one depth: a worker expands its frontier
+//! and sends each other worker one batch of the newly reached states that worker owns, as sorted
+//! local indices, delta-varint or bitmap encoded (whichever is smaller); a worker sends a state at
+//! most once (a bitmap of what it has sent). Every batch carries the sender's frontier size, so
+//! all workers see together when a level reaches nothing and stop in the same round. The owners
+//! then send their distances to worker 0.
+//!
+//! A round is one timely epoch; its batches are all delivered when the probe passes it. Several
+//! processes connect over TCP with [`connect`] (timely's own setup polls once a second).
 
 use std::cell::RefCell;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::rc::Rc;
+use std::sync::atomic::AtomicU32;
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
 
-use enumerate::StateTable;
-use huarong_core::{Puzzle, StageError, UNREACHABLE};
-use timely::dataflow::InputHandle;
+use graph::Csr;
+use huarong_core::{StageError, UNREACHABLE};
+use rayon::prelude::*;
+use timely::communication::Hooks;
+use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
+use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
 use timely::dataflow::operators::{Exchange, Input, Inspect, Probe};
+use timely::dataflow::{InputHandle, ProbeHandle};
 
 /// Where the dataflow runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,108 +91,77 @@ impl Cluster {
     }
 }
 
-/// Messages of one run, for `docs/SCALING.md`.
+/// Bytes of one run, for `docs/SCALING.md`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Traffic {
-    /// Per round: messages sent by all workers to owners (each [`MESSAGE_BYTES`] serialized).
-    pub messages_per_round: Vec<u64>,
-    /// Messages sent to worker 0 to gather the result.
+    /// Per round: payload bytes all workers sent to other workers (a process's own workers
+    /// included; the merge rounds of components, the levels of distances).
+    pub bytes_per_round: Vec<u64>,
+    /// Payload bytes sent to worker 0 to gather the result.
     pub gathered: u64,
 }
 
-/// Bytes of one message on the wire, `(key: u32, a: u32, b: u32, tag: u8, epoch: u32)`, as
-/// bincode writes it.
-pub const MESSAGE_BYTES: u64 = 17;
-
-/// `(routing key, a, b, tag)`: the key is a state index (its owner receives it) or a worker.
-type Msg = (u32, u32, u32, u8);
-/// A message with the epoch it was sent in: a fast worker's next-epoch messages can arrive while
-/// a slow one is still finishing the current epoch, so receivers sort them by epoch.
-type Wire = (u32, u32, u32, u8, u32);
-const VISIT: u8 = 0;
-const COUNT: u8 = 1;
-const SENT: u8 = 2;
-const FINAL: u8 = 3;
-
-/// One worker's side of a round-based computation over its own states.
-trait Protocol {
-    /// Messages of round 0.
-    fn start(&mut self, out: &mut Vec<Msg>);
-    /// Takes the visits delivered in `round`; returns how many states changed.
-    fn receive(&mut self, round: u32, msgs: &[Msg]) -> u64;
-    /// Messages of the next round (from the states that just changed).
-    fn send(&mut self, out: &mut Vec<Msg>);
-    /// This worker's `(index, value)` pairs.
-    fn results(&self) -> Vec<(u32, u32)>;
+impl Traffic {
+    pub fn total(&self) -> u64 {
+        self.bytes_per_round.iter().sum::<u64>() + self.gathered
+    }
 }
 
-/// The puzzle, its state table and the metric, shared by the workers of this process.
-struct Space<'a, P: ?Sized> {
-    puzzle: &'a P,
-    states: &'a StateTable,
-    metric: usize,
-    ranked: bool,
+/// `(to worker, from worker, epoch, payload)`. A fast worker's next-epoch batches can arrive
+/// while a slow one is still finishing the current epoch, so receivers pick theirs by epoch.
+type Wire = (u32, u32, u32, Payload);
+
+/// A batch's bytes, serialized as one byte string (serde writes a plain `Vec<u8>` element by
+/// element, which made a 100 MB batch take half a second).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Payload(Vec<u8>);
+
+impl serde::Serialize for Payload {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(&self.0)
+    }
 }
 
-impl<'a, P: Puzzle + ?Sized> Space<'a, P> {
-    /// The space of an undirected puzzle (directed ones keep their strongly connected
-    /// components and backward distances on the local engine).
-    fn new(puzzle: &'a P, states: &'a StateTable, metric: usize) -> Result<Self, StageError> {
-        if puzzle.directed() {
-            return Err(StageError::Invalid(
-                "the timely engine runs undirected puzzles only".into(),
-            ));
-        }
-        Ok(Space {
-            puzzle,
-            states,
-            metric,
-            ranked: puzzle.ranked_len().is_some(),
-        })
-    }
-
-    fn len(&self) -> usize {
-        self.states.len()
-    }
-
-    fn neighbours(&self, i: u32, out: &mut Vec<u32>) {
-        out.clear();
-        let code = if self.ranked {
-            self.puzzle.unrank(i as u64)
-        } else {
-            self.states.codes()[i as usize]
-        };
-        let lookup = |c: u64| -> Option<u32> {
-            if self.ranked {
-                self.puzzle.rank(c).map(|r| r as u32)
-            } else {
-                self.states.lookup(c)
+impl<'de> serde::Deserialize<'de> for Payload {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Bytes;
+        impl<'de> serde::de::Visitor<'de> for Bytes {
+            type Value = Payload;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a byte string")
             }
-        };
-        self.puzzle
-            .neighbor_indices(i as u64, code, self.metric, &lookup, out);
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Payload, E> {
+                Ok(Payload(v.to_vec()))
+            }
+            fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Payload, E> {
+                Ok(Payload(v))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Payload, A::Error> {
+                let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(b) = seq.next_element()? {
+                    v.push(b);
+                }
+                Ok(Payload(v))
+            }
+        }
+        deserializer.deserialize_byte_buf(Bytes)
     }
 }
 
-/// Runs the protocol `make(worker, peers)` on every worker until a round changes nothing; the
-/// gathered values (indexed by state) come back on process 0.
-fn run_rounds<'a, P, W>(
-    cluster: &Cluster,
-    space: &Space<'a, P>,
-    make: impl Fn(&'static Space<'static, P>, usize, usize) -> W + Send + Sync + 'static,
-) -> Result<Option<(Vec<u32>, Traffic)>, StageError>
-where
-    P: Puzzle + ?Sized + 'static,
-    W: Protocol,
-{
-    let n = space.len();
-    // SAFETY: the workers only use `space` until `join` below returns, and `WorkerGuards`
-    // joins every worker thread when dropped (also on an early return or a panic), so the
-    // borrowed puzzle and state table outlive every use.
-    let shared: &'static Space<'static, P> =
-        unsafe { std::mem::transmute::<&Space<'a, P>, &'static Space<'static, P>>(space) };
-    let guards = timely::execute(cluster.config(), move |worker| {
-        let (me, peers) = (worker.index(), worker.peers());
+/// One worker's side of the rounds: send batches to workers, get this epoch's batches back.
+struct Mailbox {
+    input: InputHandle<u32, timely::container::CapacityContainerBuilder<Vec<Wire>>>,
+    probe: ProbeHandle<u32>,
+    received: Rc<RefCell<Vec<Wire>>>,
+    epoch: u32,
+    me: u32,
+}
+
+impl Mailbox {
+    fn new(worker: &mut timely::worker::Worker) -> Self {
         let mut input = InputHandle::new();
         let received: Rc<RefCell<Vec<Wire>>> = Rc::new(RefCell::new(Vec::new()));
         let sink = Rc::clone(&received);
@@ -180,80 +170,61 @@ where
                 .input_from(&mut input)
                 .container::<Vec<Wire>>()
                 .exchange(|m: &Wire| m.0 as u64)
-                .inspect(move |m: &Wire| sink.borrow_mut().push(*m))
+                .inspect(move |m: &Wire| sink.borrow_mut().push(m.clone()))
                 .probe()
                 .0
         });
-        let mut epoch = 0u32;
-        let mut exchange = |batch: &mut Vec<Msg>, worker: &mut timely::worker::Worker| {
-            for (k, a, b, t) in batch.drain(..) {
-                input.send((k, a, b, t, epoch));
-            }
-            let now = epoch;
-            epoch += 1;
-            input.advance_to(epoch);
-            while probe.less_than(input.time()) {
-                worker.step();
-            }
-            // This epoch's messages; later epochs' stay buffered.
-            let mut all = received.borrow_mut();
-            let mine: Vec<Msg> = all
-                .iter()
-                .filter(|m| m.4 == now)
-                .map(|m| (m.0, m.1, m.2, m.3))
-                .collect();
-            all.retain(|m| m.4 != now);
-            mine
-        };
-        let mut protocol = make(shared, me, peers);
-        let mut traffic = Traffic::default();
-        let mut out = Vec::new();
-        protocol.start(&mut out);
-        let mut round = 0u32;
-        loop {
-            let sent = out.len() as u64;
-            let msgs = exchange(&mut out, worker);
-            let changes = protocol.receive(round, &msgs);
-            // Every worker learns the totals of changes and messages.
-            let mut counts: Vec<Msg> = (0..peers as u32)
-                .flat_map(|w| {
-                    [
-                        (w, changes.min(u32::MAX as u64) as u32, 0, COUNT),
-                        (w, sent.min(u32::MAX as u64) as u32, 0, SENT),
-                    ]
-                })
-                .collect();
-            let totals = exchange(&mut counts, worker);
-            let sum = |tag| -> u64 {
-                totals
-                    .iter()
-                    .filter(|m| m.3 == tag)
-                    .map(|m| m.1 as u64)
-                    .sum()
-            };
-            traffic.messages_per_round.push(sum(SENT));
-            if sum(COUNT) == 0 {
-                break;
-            }
-            round += 1;
-            protocol.send(&mut out);
+        Mailbox {
+            input,
+            probe,
+            received,
+            epoch: 0,
+            me: worker.index() as u32,
         }
-        let mut finals: Vec<Msg> = protocol
-            .results()
-            .into_iter()
-            .map(|(i, v)| (0, i, v, FINAL))
-            .collect();
-        traffic.gathered = finals.len() as u64;
-        let got = exchange(&mut finals, worker);
-        (me == 0).then(|| {
-            let mut values = vec![0u32; n];
-            for m in got {
-                values[m.1 as usize] = m.2;
-            }
-            (values, traffic)
-        })
-    })
-    .map_err(|e| StageError::Invalid(format!("timely dataflow: {e}")))?;
+    }
+
+    /// Sends `(to, payload)` batches, finishes the epoch and returns the `(from, payload)`
+    /// batches sent to this worker in it.
+    fn exchange(
+        &mut self,
+        worker: &mut timely::worker::Worker,
+        batches: Vec<(u32, Vec<u8>)>,
+    ) -> Vec<(u32, Vec<u8>)> {
+        for (to, payload) in batches {
+            self.input.send((to, self.me, self.epoch, Payload(payload)));
+        }
+        let now = self.epoch;
+        self.epoch += 1;
+        self.input.advance_to(self.epoch);
+        while self.probe.less_than(self.input.time()) {
+            worker.step();
+        }
+        let mut all = self.received.borrow_mut();
+        let (mine, later): (Vec<Wire>, Vec<Wire>) = all.drain(..).partition(|m| m.2 == now);
+        *all = later;
+        let mut mine: Vec<(u32, Vec<u8>)> = mine.into_iter().map(|m| (m.1, m.3.0)).collect();
+        mine.sort_by_key(|m| m.0);
+        mine
+    }
+}
+
+/// Runs `body(worker, mailbox)` on every worker; the value worker 0 returns comes back.
+fn run_workers<T: Send + 'static>(
+    cluster: &Cluster,
+    body: impl Fn(&mut timely::worker::Worker, &mut Mailbox) -> Option<T> + Send + Sync + 'static,
+) -> Result<Option<T>, StageError> {
+    let failed = |e: String| StageError::Invalid(format!("timely dataflow: {e}"));
+    let (builders, others) = allocators(cluster).map_err(failed)?;
+    let guards = timely::execute::execute_from(
+        builders,
+        others,
+        timely::WorkerConfig::default(),
+        move |worker| {
+            let mut mailbox = Mailbox::new(worker);
+            body(worker, &mut mailbox)
+        },
+    )
+    .map_err(failed)?;
     let mut leader = None;
     for r in guards.join() {
         match r {
@@ -265,185 +236,393 @@ where
     Ok(leader)
 }
 
-/// The states `worker` owns: `worker, worker + peers, …`.
-fn owned(n: usize, worker: usize, peers: usize) -> impl Iterator<Item = u32> {
-    (worker..n).step_by(peers).map(|i| i as u32)
+/// The communication of one dataflow. Several processes connect with [`connect`]: timely's own
+/// setup polls for connections once a second, which cost up to a second per dataflow.
+fn allocators(
+    cluster: &Cluster,
+) -> Result<(Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>), String> {
+    if cluster.hosts.len() <= 1 {
+        return cluster.config().communication.try_build();
+    }
+    let threads = cluster.workers.max(1);
+    let sockets = connect(&cluster.hosts, cluster.process)
+        .map_err(|e| format!("connecting the processes: {e}"))?;
+    let hooks = Hooks::default();
+    let local =
+        ProcessBuilder::new_typed_vector(threads, hooks.refill.clone(), hooks.spill.clone());
+    let (tcp, guard) =
+        initialize_networking_from_sockets(local, sockets, cluster.process, threads, hooks)
+            .map_err(|e| format!("starting the network threads: {e}"))?;
+    Ok((
+        tcp.into_iter().map(AllocatorBuilder::Tcp).collect(),
+        Box::new(guard),
+    ))
 }
 
-struct Bfs<'s, P: ?Sized + 'static> {
-    space: &'s Space<'static, P>,
-    peers: usize,
-    worker: usize,
-    /// Distance of each owned state (`i / peers`).
-    dist: Vec<u16>,
-    frontier: Vec<u32>,
-    sources: Vec<u32>,
-    buf: Vec<u32>,
-}
-
-impl<P: Puzzle + ?Sized + 'static> Bfs<'_, P> {
-    fn visits(&mut self, from: &[u32], out: &mut Vec<Msg>) {
-        let start = out.len();
-        for &u in from {
-            self.space.neighbours(u, &mut self.buf);
-            out.extend(self.buf.iter().map(|&v| (v, v, 0, VISIT)));
+/// One TCP connection to every other process: process `me` listens on its own address for the
+/// processes after it and connects to those before it (retrying every few milliseconds for up to
+/// two minutes while they start), each connection announcing the connector's index.
+fn connect(hosts: &[String], me: usize) -> std::io::Result<Vec<Option<TcpStream>>> {
+    let listener = (me + 1 < hosts.len())
+        .then(|| TcpListener::bind(&hosts[me]))
+        .transpose()?;
+    let mut sockets: Vec<Option<TcpStream>> = hosts.iter().map(|_| None).collect();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    for (k, host) in hosts.iter().enumerate().take(me) {
+        let mut stream = loop {
+            match TcpStream::connect(host) {
+                Ok(s) => break s,
+                Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+                Err(e) => return Err(e),
+            }
+        };
+        stream.set_nodelay(true)?;
+        stream.write_all(&(me as u64).to_le_bytes())?;
+        sockets[k] = Some(stream);
+    }
+    if let Some(listener) = listener {
+        for _ in me + 1..hosts.len() {
+            let (mut stream, _) = listener.accept()?;
+            stream.set_nodelay(true)?;
+            let mut index = [0u8; 8];
+            stream.read_exact(&mut index)?;
+            let k = u64::from_le_bytes(index) as usize;
+            if k <= me || k >= hosts.len() || sockets[k].is_some() {
+                return Err(std::io::Error::other(format!(
+                    "unexpected connection from process {k}"
+                )));
+            }
+            sockets[k] = Some(stream);
         }
-        // One message per distinct target and round.
-        out[start..].sort_unstable();
-        let mut keep = start;
-        for k in start..out.len() {
-            if k == start || out[k].0 != out[keep - 1].0 {
-                out[keep] = out[k];
-                keep += 1;
+    }
+    Ok(sockets)
+}
+
+/// The graph, borrowed for the workers' lifetime.
+///
+/// SAFETY of the `'static`: `run_workers` returns only after `join` has ended every worker
+/// thread (`WorkerGuards` also joins them when dropped, on an early return or a panic), so no
+/// worker uses the graph after the caller's borrow ends.
+fn shared(csr: &Csr) -> Result<&'static Csr, StageError> {
+    if csr.is_directed() {
+        return Err(StageError::Invalid(
+            "the timely engine runs undirected puzzles only".into(),
+        ));
+    }
+    Ok(unsafe { std::mem::transmute::<&Csr, &'static Csr>(csr) })
+}
+
+/// For every state, the smallest member of its connected component: the whole vector on process
+/// 0, `None` on the others.
+pub fn component_roots(
+    csr: &Csr,
+    cluster: &Cluster,
+) -> Result<Option<(Vec<u32>, Traffic)>, StageError> {
+    let csr = shared(csr)?;
+    let n = csr.node_count();
+    let threads = cluster.workers.max(1);
+    let processes = cluster.hosts.len().max(1);
+    // One forest per process, shared by its workers.
+    let parent: Arc<Vec<AtomicU32>> =
+        Arc::new((0..n as u32).into_par_iter().map(AtomicU32::new).collect());
+    let barrier = Arc::new(Barrier::new(threads));
+    run_workers(cluster, move |worker, mailbox| {
+        let (me, peers) = (worker.index(), worker.peers());
+        let (process, local) = (me / threads, me % threads);
+        // This worker's states `me + k·peers`, in parallel chunks.
+        let owned = (n + peers - 1 - me) / peers;
+        (0..owned.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+            for k in c * CHUNK..((c + 1) * CHUNK).min(owned) {
+                let u = (me + k * peers) as u32;
+                for &v in csr.neighbors(u) {
+                    if v > u {
+                        components::union(&parent, u, v);
+                    }
+                }
+            }
+        });
+        barrier.wait();
+        let mut traffic = Traffic::default();
+        let mut step = 1;
+        while step < processes {
+            let mut out = Vec::new();
+            if local == 0 && process % (2 * step) == step {
+                let to = ((process - step) * threads) as u32;
+                out.extend(encode_forest(&parent).into_iter().map(|seg| (to, seg)));
+            }
+            traffic
+                .bytes_per_round
+                .push(out.iter().map(|b| b.1.len() as u64).sum());
+            let got = mailbox.exchange(worker, out);
+            got.par_iter()
+                .for_each(|(_, seg)| join_segment(&parent, seg));
+            step *= 2;
+        }
+        traffic.bytes_per_round = sum_over_workers(worker, mailbox, &traffic.bytes_per_round);
+        (me == 0).then(|| {
+            let roots = (0..n as u32)
+                .into_par_iter()
+                .map(|i| components::find(&parent, i))
+                .collect();
+            (roots, traffic)
+        })
+    })
+}
+
+/// Element-wise sums of `values` over all workers (one more round: every worker sends every
+/// other one its values as varints).
+fn sum_over_workers(
+    worker: &mut timely::worker::Worker,
+    mailbox: &mut Mailbox,
+    values: &[u64],
+) -> Vec<u64> {
+    let peers = worker.peers() as u32;
+    let mut bytes = Vec::new();
+    for &v in values {
+        put_varint(&mut bytes, v);
+    }
+    let out = (0..peers)
+        .filter(|&w| w != mailbox.me)
+        .map(|w| (w, bytes.clone()))
+        .collect();
+    let mut sums = values.to_vec();
+    for (_, b) in mailbox.exchange(worker, out) {
+        let mut at = 0;
+        for s in &mut sums {
+            *s += get_varint(&b, &mut at);
+        }
+    }
+    sums
+}
+
+/// Owned states per parallel task of the union phase.
+const CHUNK: usize = 1 << 16;
+
+/// States per segment of an encoded forest (segments are encoded and joined in parallel).
+const SEGMENT: u32 = 1 << 20;
+
+/// The pairs `(state, root)` of every state not a root, states increasing, in segments of
+/// [`SEGMENT`] states (encoded, sent and joined in parallel): each segment's first state, then
+/// per pair the state's gap to the previous one, doubled, plus one when the root differs from
+/// the previous pair's, followed then by the state's distance to its root (varints).
+fn encode_forest(parent: &[AtomicU32]) -> Vec<Vec<u8>> {
+    let n = parent.len() as u32;
+    (0..n.div_ceil(SEGMENT))
+        .into_par_iter()
+        .map(|k| {
+            let (start, end) = (k * SEGMENT, ((k + 1) * SEGMENT).min(n));
+            let mut out = Vec::new();
+            put_varint(&mut out, start as u64);
+            let (mut prev, mut prev_root) = (start, u32::MAX);
+            for i in start..end {
+                let r = components::find(parent, i);
+                if r != i {
+                    let gap = ((i - prev) as u64) << 1;
+                    if r == prev_root {
+                        put_varint(&mut out, gap);
+                    } else {
+                        put_varint(&mut out, gap | 1);
+                        put_varint(&mut out, (i - r) as u64);
+                    }
+                    (prev, prev_root) = (i, r);
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// Joins the trees of an [`encode_forest`] segment into `parent`.
+fn join_segment(parent: &[AtomicU32], bytes: &[u8]) {
+    let mut at = 0;
+    let (mut prev, mut root) = (get_varint(bytes, &mut at) as u32, 0);
+    while at < bytes.len() {
+        let head = get_varint(bytes, &mut at);
+        let state = prev + (head >> 1) as u32;
+        if head & 1 == 1 {
+            root = state - get_varint(bytes, &mut at) as u32;
+        }
+        components::union(parent, state, root);
+        prev = state;
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut x: u64) {
+    while x >= 0x80 {
+        out.push(x as u8 | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
+}
+
+fn get_varint(bytes: &[u8], at: &mut usize) -> u64 {
+    let (mut x, mut shift) = (0u64, 0);
+    loop {
+        let b = bytes[*at];
+        *at += 1;
+        x |= ((b & 0x7F) as u64) << shift;
+        if b < 0x80 {
+            return x;
+        }
+        shift += 7;
+    }
+}
+
+/// A batch of a BFS level: the sender's frontier size, then the sorted local indices it reached
+/// for the receiver, as varint gaps (tag 0) or as a bitmap from the first one (tag 1), whichever
+/// is smaller.
+fn encode_level(frontier: usize, sorted: &[u32]) -> Vec<u8> {
+    let mut out = Vec::new();
+    put_varint(&mut out, frontier as u64);
+    let Some((&first, &last)) = sorted.first().zip(sorted.last()) else {
+        return out;
+    };
+    let mut gaps = vec![0u8];
+    put_varint(&mut gaps, sorted.len() as u64);
+    let mut prev = 0;
+    for (k, &x) in sorted.iter().enumerate() {
+        put_varint(&mut gaps, if k == 0 { x } else { x - prev } as u64);
+        prev = x;
+    }
+    let span = (last - first) as usize + 1;
+    if span.div_ceil(8) + 12 < gaps.len() {
+        out.push(1);
+        put_varint(&mut out, first as u64);
+        put_varint(&mut out, span as u64);
+        let at = out.len();
+        out.resize(at + span.div_ceil(8), 0);
+        for &x in sorted {
+            let k = (x - first) as usize;
+            out[at + k / 8] |= 1 << (k % 8);
+        }
+    } else {
+        out.extend_from_slice(&gaps);
+    }
+    out
+}
+
+/// The sender's frontier size and the local indices of a level batch.
+fn decode_level(bytes: &[u8], out: &mut Vec<u32>) -> u64 {
+    let mut at = 0;
+    let frontier = get_varint(bytes, &mut at);
+    if at == bytes.len() {
+        return frontier;
+    }
+    let tag = bytes[at];
+    at += 1;
+    if tag == 0 {
+        let len = get_varint(bytes, &mut at);
+        let mut x = 0u32;
+        for k in 0..len {
+            let g = get_varint(bytes, &mut at) as u32;
+            x = if k == 0 { g } else { x + g };
+            out.push(x);
+        }
+    } else {
+        let first = get_varint(bytes, &mut at) as u32;
+        let span = get_varint(bytes, &mut at) as usize;
+        for k in 0..span {
+            if bytes[at + k / 8] >> (k % 8) & 1 == 1 {
+                out.push(first + k as u32);
             }
         }
-        out.truncate(keep);
     }
+    frontier
 }
 
-impl<P: Puzzle + ?Sized + 'static> Protocol for Bfs<'_, P> {
-    fn start(&mut self, out: &mut Vec<Msg>) {
-        let mine: Vec<u32> = self
-            .sources
-            .iter()
-            .copied()
-            .filter(|&s| s as usize % self.peers == self.worker)
-            .collect();
-        for &s in &mine {
-            self.dist[s as usize / self.peers] = 0;
-        }
-        self.visits(&mine, out);
-    }
-
-    fn receive(&mut self, round: u32, msgs: &[Msg]) -> u64 {
-        self.frontier.clear();
-        for m in msgs.iter().filter(|m| m.3 == VISIT) {
-            let d = &mut self.dist[m.1 as usize / self.peers];
-            if *d == UNREACHABLE {
-                *d = (round + 1) as u16;
-                self.frontier.push(m.1);
-            }
-        }
-        self.frontier.len() as u64
-    }
-
-    fn send(&mut self, out: &mut Vec<Msg>) {
-        let frontier = std::mem::take(&mut self.frontier);
-        self.visits(&frontier, out);
-        self.frontier = frontier;
-    }
-
-    fn results(&self) -> Vec<(u32, u32)> {
-        owned(self.space.len(), self.worker, self.peers)
-            .map(|i| (i, self.dist[i as usize / self.peers] as u32))
-            .collect()
-    }
-}
-
-/// Breadth-first distances from `sources` (dense indices) over the moves of `puzzle` in
-/// `metric`: the whole vector on process 0, `None` on the others.
-pub fn distances<P: Puzzle + ?Sized + 'static>(
-    puzzle: &P,
-    states: &StateTable,
-    metric: usize,
+/// Breadth-first distances from `sources` (dense indices) over the undirected graph `csr`: the
+/// whole vector on process 0, `None` on the others.
+pub fn distances(
+    csr: &Csr,
     sources: &[u32],
     cluster: &Cluster,
 ) -> Result<Option<(Vec<u16>, Traffic)>, StageError> {
-    let space = Space::new(puzzle, states, metric)?;
-    let sources = sources.to_vec();
-    let n = space.len();
-    let out = run_rounds(cluster, &space, move |space, worker, peers| Bfs {
-        space,
-        peers,
-        worker,
-        dist: vec![UNREACHABLE; (n + peers - 1 - worker) / peers],
-        frontier: Vec::new(),
-        sources: sources.clone(),
-        buf: Vec::new(),
-    })?;
-    Ok(out.map(|(v, t)| (v.into_iter().map(|d| d as u16).collect(), t)))
-}
-
-struct Labels<'s, P: ?Sized + 'static> {
-    space: &'s Space<'static, P>,
-    peers: usize,
-    worker: usize,
-    /// Smallest index seen in each owned state's component (`i / peers`).
-    label: Vec<u32>,
-    changed: Vec<u32>,
-    buf: Vec<u32>,
-}
-
-impl<P: Puzzle + ?Sized + 'static> Labels<'_, P> {
-    fn spread(&mut self, from: &[u32], out: &mut Vec<Msg>) {
-        for &u in from {
-            let l = self.label[u as usize / self.peers];
-            self.space.neighbours(u, &mut self.buf);
-            out.extend(self.buf.iter().map(|&v| (v, v, l, VISIT)));
+    let csr = shared(csr)?;
+    let n = csr.node_count();
+    let sources = Arc::new(sources.to_vec());
+    run_workers(cluster, move |worker, mailbox| {
+        let (me, peers) = (worker.index(), worker.peers());
+        let mut dist = vec![UNREACHABLE; (n + peers - 1 - me) / peers];
+        let mut sent = vec![0u64; n.div_ceil(64)];
+        let mut frontier: Vec<u32> = sources
+            .iter()
+            .copied()
+            .filter(|&s| s as usize % peers == me)
+            .collect();
+        for &s in &frontier {
+            dist[s as usize / peers] = 0;
+            sent[s as usize / 64] |= 1 << (s % 64);
         }
-    }
-}
-
-impl<P: Puzzle + ?Sized + 'static> Protocol for Labels<'_, P> {
-    fn start(&mut self, out: &mut Vec<Msg>) {
-        let all: Vec<u32> = owned(self.space.len(), self.worker, self.peers).collect();
-        self.spread(&all, out);
-    }
-
-    fn receive(&mut self, _round: u32, msgs: &[Msg]) -> u64 {
-        self.changed.clear();
-        for m in msgs.iter().filter(|m| m.3 == VISIT) {
-            let l = &mut self.label[m.1 as usize / self.peers];
-            if m.2 < *l {
-                *l = m.2;
-                self.changed.push(m.1);
+        let mut traffic = Traffic::default();
+        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); peers];
+        let mut reached = Vec::new();
+        for depth in 1u16.. {
+            for &u in &frontier {
+                for &v in csr.neighbors(u) {
+                    let (word, bit) = (v as usize / 64, 1u64 << (v % 64));
+                    if sent[word] & bit == 0 {
+                        sent[word] |= bit;
+                        lists[v as usize % peers].push(v / peers as u32);
+                    }
+                }
+            }
+            let mut out = Vec::with_capacity(peers - 1);
+            for (w, list) in lists.iter_mut().enumerate() {
+                if w != me {
+                    list.sort_unstable();
+                    out.push((w as u32, encode_level(frontier.len(), list)));
+                    list.clear();
+                }
+            }
+            traffic
+                .bytes_per_round
+                .push(out.iter().map(|b| b.1.len() as u64).sum());
+            reached.clear();
+            reached.append(&mut lists[me]);
+            let mut expanded = frontier.len() as u64;
+            for (_, bytes) in mailbox.exchange(worker, out) {
+                expanded += decode_level(&bytes, &mut reached);
+            }
+            if expanded == 0 {
+                break;
+            }
+            frontier.clear();
+            for &k in &reached {
+                let d = &mut dist[k as usize];
+                if *d == UNREACHABLE {
+                    *d = depth;
+                    frontier.push(me as u32 + k * peers as u32);
+                }
             }
         }
-        self.changed.sort_unstable();
-        self.changed.dedup();
-        self.changed.len() as u64
-    }
-
-    fn send(&mut self, out: &mut Vec<Msg>) {
-        let changed = std::mem::take(&mut self.changed);
-        self.spread(&changed, out);
-        self.changed = changed;
-    }
-
-    fn results(&self) -> Vec<(u32, u32)> {
-        owned(self.space.len(), self.worker, self.peers)
-            .map(|i| (i, self.label[i as usize / self.peers]))
-            .collect()
-    }
-}
-
-/// For every state, the smallest member of its connected component (label propagation): the
-/// whole vector on process 0, `None` on the others.
-pub fn component_roots<P: Puzzle + ?Sized + 'static>(
-    puzzle: &P,
-    states: &StateTable,
-    metric: usize,
-    cluster: &Cluster,
-) -> Result<Option<(Vec<u32>, Traffic)>, StageError> {
-    let space = Space::new(puzzle, states, metric)?;
-    let n = space.len();
-    run_rounds(cluster, &space, move |space, worker, peers| {
-        let size = (n + peers - 1 - worker) / peers;
-        Labels {
-            space,
-            peers,
-            worker,
-            label: (0..size).map(|k| (worker + k * peers) as u32).collect(),
-            changed: Vec::new(),
-            buf: Vec::new(),
-        }
+        // Every worker's bytes per level and of the gathering, summed.
+        let mine: Vec<u8> = dist.iter().flat_map(|d| d.to_le_bytes()).collect();
+        let out = if me == 0 { Vec::new() } else { vec![(0, mine)] };
+        let mut counts = traffic.bytes_per_round.clone();
+        counts.push(out.iter().map(|b| b.1.len() as u64).sum());
+        let mut sums = sum_over_workers(worker, mailbox, &counts);
+        traffic.gathered = sums.pop().unwrap_or(0);
+        traffic.bytes_per_round = sums;
+        let got = mailbox.exchange(worker, out);
+        (me == 0).then(|| {
+            let mut all = vec![UNREACHABLE; n];
+            for (k, &d) in dist.iter().enumerate() {
+                all[k * peers] = d;
+            }
+            for (from, bytes) in got {
+                for (k, d) in bytes.chunks_exact(2).enumerate() {
+                    all[from as usize + k * peers] = u16::from_le_bytes([d[0], d[1]]);
+                }
+            }
+            (all, traffic)
+        })
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use huarong_core::Reporter;
+    use huarong_core::{Puzzle, Reporter};
 
     /// The timely stages write byte-identical artifacts to the local ones, with 1 and 2 workers.
     fn agree<P: Puzzle + 'static>(p: &P, metrics: &[usize]) {
@@ -456,18 +635,18 @@ mod tests {
             let local_d = dir.path().join("d-local");
             components::run(&csr, &local_c, "t", true, q).unwrap();
             distances::run(p, &states, &csr, &local_d, "t", true, q).unwrap();
-            for workers in [1, 2] {
+            for workers in [1, 2, 4] {
                 let cluster = Cluster::local(workers);
                 let (c, d) = (dir.path().join("c"), dir.path().join("d"));
                 components::run_with(&csr, &c, "t", true, || {
-                    let (roots, _) = component_roots(p, &states, m, &cluster)?.unwrap();
+                    let (roots, _) = component_roots(&csr, &cluster)?.unwrap();
                     Ok(roots)
                 })
                 .unwrap();
                 let src = distances::sources(p, &states).unwrap();
                 distances::run_with(p, &states, &csr, &src, &d, "t", true, |src| {
-                    let (dist, traffic) = distances(p, &states, m, src, &cluster)?.unwrap();
-                    assert!(!traffic.messages_per_round.is_empty());
+                    let (dist, traffic) = distances(&csr, src, &cluster)?.unwrap();
+                    assert!(!traffic.bytes_per_round.is_empty());
                     Ok(dist)
                 })
                 .unwrap();
@@ -483,6 +662,53 @@ mod tests {
                     "distances, metric {m}, {workers} workers"
                 );
             }
+        }
+    }
+
+    /// Level batches decode to what was encoded, through both encodings (sparse lists as
+    /// varint gaps, dense ones as bitmaps), and the smaller one is chosen.
+    #[test]
+    fn level_batches_round_trip_in_the_smaller_encoding() {
+        let mut rng = huarong_core::SplitMix(7);
+        for density in [1u64, 2, 8, 64, 1000] {
+            let mut list: Vec<u32> = (0..5000u32)
+                .filter(|_| rng.next_u64().is_multiple_of(density))
+                .map(|x| x * 3 + 11)
+                .collect();
+            list.dedup();
+            let bytes = encode_level(42, &list);
+            let mut back = Vec::new();
+            assert_eq!(decode_level(&bytes, &mut back), 42);
+            assert_eq!(back, list, "density 1/{density}");
+            // Never much larger than either encoding.
+            let span = (list[list.len() - 1] - list[0]) as usize + 1;
+            assert!(bytes.len() <= span.div_ceil(8) + 16, "density 1/{density}");
+            assert!(
+                bytes.len() <= 2 + 10 + 5 * list.len(),
+                "density 1/{density}"
+            );
+        }
+        let mut back = Vec::new();
+        assert_eq!(decode_level(&encode_level(0, &[]), &mut back), 0);
+        assert!(back.is_empty());
+    }
+
+    /// A forest sent as segments joins into an empty one with the same roots.
+    #[test]
+    fn forests_round_trip() {
+        let n = 3 * SEGMENT + 17;
+        let from: Vec<AtomicU32> = (0..n).map(AtomicU32::new).collect();
+        let mut rng = huarong_core::SplitMix(11);
+        for _ in 0..200_000 {
+            let (a, b) = (rng.next_u64() as u32 % n, rng.next_u64() as u32 % n);
+            components::union(&from, a, b);
+        }
+        let to: Vec<AtomicU32> = (0..n).map(AtomicU32::new).collect();
+        for seg in encode_forest(&from) {
+            join_segment(&to, &seg);
+        }
+        for i in 0..n {
+            assert_eq!(components::find(&to, i), components::find(&from, i));
         }
     }
 

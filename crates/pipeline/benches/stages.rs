@@ -279,61 +279,92 @@ fn universe(dir: &Path) {
 }
 
 /// `-- timely`: components and piece-metric distances of the labeled classic space, local vs
-/// timely (one process, 2 workers), with the dataflow's messages per BFS level.
+/// timely in one process with 1 and 2 workers (median of 5 each), with the dataflow's bytes per
+/// BFS level. (Two processes: `huarong run --engine timely --hosts …`, see docs/SCALING.md.)
 fn timely_vs_local(dir: &Path) {
     let l = Labeled::new(PieceSet::CLASSIC).unwrap();
     let q = &Reporter::quiet();
     let piece = Metric::Piece as usize;
     let (states, _) = enumerate::run(&l, &dir.join("states.bin"), true, q).unwrap();
     let (csr, _) = graph::run(&l, &states, piece, &dir.join("g.csr"), true, q).unwrap();
-    let t = Instant::now();
-    components::run(&csr, &dir.join("c-local"), "l", true, q).unwrap();
-    let local_c = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    distances::run(&l, &states, &csr, &dir.join("d-local"), "l", true, q).unwrap();
-    let local_d = t.elapsed().as_secs_f64();
-    let cluster = dataflow::Cluster::local(2);
-    let t = Instant::now();
-    let (roots, ct) = dataflow::component_roots(&l, &states, piece, &cluster)
-        .unwrap()
-        .unwrap();
-    let timely_c = t.elapsed().as_secs_f64();
-    let t = Instant::now();
     let src = distances::sources(&l, &states).unwrap();
-    let (dist, dt) = dataflow::distances(&l, &states, piece, &src, &cluster)
-        .unwrap()
-        .unwrap();
-    let timely_d = t.elapsed().as_secs_f64();
+    let local_c = median_secs(5, || {
+        components::run(&csr, &dir.join("c-local"), "l", true, q).unwrap();
+    });
+    let local_d = median_secs(5, || {
+        distances::run_from(&l, &states, &csr, &src, &dir.join("d-local"), "l", true, q).unwrap();
+    });
     let local = distances::Distances::open(&dir.join("d-local"), &l, &states, &csr).unwrap();
-    assert_eq!(local.values(), &dist[..]);
-    assert_eq!(components::union_find_roots(&csr, |_| {}), roots);
+    let local_roots = components::union_find_roots(&csr, |_| {});
     println!(
-        "| labeled classic, piece metric (1 run each) | local (rayon, 2 threads) | timely, 1 process x 2 workers |"
+        "| labeled classic, piece metric, whole stage (compute + write the artifact), median of 5 | components | distances |"
     );
     println!("|---|---|---|");
-    println!(
-        "| components | {local_c:.2} s | {timely_c:.2} s ({} rounds, {} messages, {:.2} GB) |",
-        ct.messages_per_round.len(),
-        ct.messages_per_round.iter().sum::<u64>(),
-        (ct.messages_per_round.iter().sum::<u64>() * dataflow::MESSAGE_BYTES) as f64 / 1e9
-    );
-    println!(
-        "| distances | {local_d:.2} s | {timely_d:.2} s ({} levels, {} messages, {:.2} GB) |",
-        dt.messages_per_round.len(),
-        dt.messages_per_round.iter().sum::<u64>(),
-        (dt.messages_per_round.iter().sum::<u64>() * dataflow::MESSAGE_BYTES) as f64 / 1e9
-    );
-    println!();
-    println!(
-        "BFS messages per level (to owners, deduplicated per sender), bytes at {} B each:",
-        dataflow::MESSAGE_BYTES
-    );
-    for (level, m) in dt.messages_per_round.iter().enumerate() {
+    println!("| local (rayon, 2 threads) | {local_c:.3} s | {local_d:.3} s |");
+    let mut levels = Vec::new();
+    for workers in [1, 2] {
+        let cluster = dataflow::Cluster::local(workers);
+        // The whole stage either way: compute, then write the same artifact.
+        let mut ct = None;
+        let timely_c = median_secs(5, || {
+            components::run_with(&csr, &dir.join("c-timely"), "t", true, || {
+                let (roots, t) = dataflow::component_roots(&csr, &cluster)?.unwrap();
+                assert_eq!(roots, local_roots);
+                ct = Some(t);
+                Ok(roots)
+            })
+            .unwrap();
+        });
+        let mut dt = None;
+        let timely_d = median_secs(5, || {
+            distances::run_with(
+                &l,
+                &states,
+                &csr,
+                &src,
+                &dir.join("d-timely"),
+                "t",
+                true,
+                |s| {
+                    let (dist, t) = dataflow::distances(&csr, s, &cluster)?.unwrap();
+                    assert_eq!(local.values(), &dist[..]);
+                    dt = Some(t);
+                    Ok(dist)
+                },
+            )
+            .unwrap();
+        });
+        let (ct, dt) = (ct.unwrap(), dt.unwrap());
         println!(
-            "level {level}: {m} messages, {} bytes",
-            m * dataflow::MESSAGE_BYTES
+            "| timely, 1 process x {workers} worker(s) | {timely_c:.3} s ({:.2}x; {} merge rounds, {} bytes) | {timely_d:.3} s ({:.2}x; {} levels, {:.1} MB between workers, {:.1} MB gathered) |",
+            timely_c / local_c,
+            ct.bytes_per_round.len(),
+            ct.total(),
+            timely_d / local_d,
+            dt.bytes_per_round.len(),
+            dt.bytes_per_round.iter().sum::<u64>() as f64 / 1e6,
+            dt.gathered as f64 / 1e6,
         );
+        levels = dt.bytes_per_round.clone();
     }
+    println!();
+    println!("BFS bytes per level between the 2 workers (batches of newly reached states):");
+    for (level, b) in levels.iter().enumerate() {
+        println!("level {}: {b} bytes", level + 1);
+    }
+}
+
+/// Median wall time of `runs` calls of `f`, in seconds.
+fn median_secs(runs: usize, mut f: impl FnMut()) -> f64 {
+    let mut t: Vec<f64> = (0..runs)
+        .map(|_| {
+            let s = Instant::now();
+            f();
+            s.elapsed().as_secs_f64()
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[runs / 2]
 }
 
 fn main() {

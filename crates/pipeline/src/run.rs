@@ -224,8 +224,8 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
             && !cluster.is_leader()
         {
             // A follower process: take part in both dataflows; the leader writes.
-            dataflow::component_roots(puzzle, &states, m, cluster)?;
-            dataflow::distances(puzzle, &states, m, &src, cluster)?;
+            dataflow::component_roots(&csr, cluster)?;
+            dataflow::distances(&csr, &src, cluster)?;
             continue;
         }
         let force_dataflow = force || opts.engine.multi_process();
@@ -234,8 +234,8 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
             match opts.engine.cluster(puzzle) {
                 None => components::run(&csr, &path, &label, force, reporter),
                 Some(c) => components::run_with(&csr, &path, &label, force_dataflow, || {
-                    let (roots, _) = dataflow::component_roots(puzzle, &states, m, c)?
-                        .expect("the leader gathers the roots");
+                    let (roots, _) =
+                        dataflow::component_roots(&csr, c)?.expect("the leader gathers the roots");
                     Ok(roots)
                 }),
             }
@@ -255,7 +255,7 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
                     &label,
                     force_dataflow,
                     |src| {
-                        let (dist, _) = dataflow::distances(puzzle, &states, m, src, c)?
+                        let (dist, _) = dataflow::distances(&csr, src, c)?
                             .expect("the leader gathers the distances");
                         Ok(dist)
                     },
