@@ -26,8 +26,8 @@ use std::cell::RefCell;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
-use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use graph::Csr;
@@ -325,7 +325,6 @@ pub fn component_roots(
     // One forest per process, shared by its workers.
     let parent: Arc<Vec<AtomicU32>> =
         Arc::new((0..n as u32).into_par_iter().map(AtomicU32::new).collect());
-    let barrier = Arc::new(Barrier::new(threads));
     run_workers(cluster, move |worker, mailbox| {
         let (me, peers) = (worker.index(), worker.peers());
         let (process, local) = (me / threads, me % threads);
@@ -341,7 +340,8 @@ pub fn component_roots(
                 }
             }
         });
-        barrier.wait();
+        // An empty round: every worker has joined its edges before any forest is sent.
+        mailbox.exchange(worker, Vec::new());
         let mut traffic = Traffic::default();
         let mut step = 1;
         while step < processes {
