@@ -238,3 +238,41 @@ fn huarong_layouts_as_puzzle_files_match_the_klotski_stages() {
         "{compared} positions in {components} components"
     );
 }
+
+/// The sliding tiles as ranked spaces (`sliding::tiles`, a dense perfect ranking: positions are
+/// computed, not discovered and searched for) through the stages give the published distance
+/// distributions, and the same states, components and distances per position as the explored
+/// space of the same file — two independent code paths.
+#[test]
+fn ranked_tiles_match_the_explored_spaces_and_the_published_figures() {
+    use huarong_core::Puzzle;
+    let opts = RunOptions::default();
+    for &(id, dist) in TILE_DISTRIBUTIONS {
+        let text = std::fs::read_to_string(root().join(format!("puzzles/{id}.toml"))).unwrap();
+        let explored = sliding::parse(&text, id).unwrap();
+        let ranked = sliding::tiles::Tiles::new(&explored).expect("a tiles puzzle");
+        assert_eq!(ranked.ranked_len(), Some(dist.iter().sum::<u64>()), "{id}");
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("ranked"), dir.path().join("explored"));
+        let r = pipeline::run_space(&ranked, &a, &[0], &opts).unwrap();
+        let e = pipeline::run_space(&explored, &b, &[0], &opts).unwrap();
+        assert_eq!(r.metrics[0].distance_histogram, dist, "{id} ranked");
+        assert_eq!(e.metrics[0].distance_histogram, dist, "{id} explored");
+        assert_eq!(r.metrics[0].edges, e.metrics[0].edges, "{id}");
+        assert_eq!(r.metrics[0].components, 1, "{id}");
+        // Position by position: the ranked space's distance of each state is the explored
+        // space's distance of the same position.
+        let open = |p: &dyn Puzzle, d: &std::path::Path| {
+            pipeline::tables::OpenSpace::open(p, d, &[0]).unwrap()
+        };
+        let (ro, eo) = (open(&ranked, &a), open(&explored, &b));
+        let (rd, ed) = (
+            ro.metrics[0].distances.values(),
+            eo.metrics[0].distances.values(),
+        );
+        for (i, &code) in ro.states.codes().iter().enumerate() {
+            let j = eo.states.lookup(ranked.to_sliding(code)).unwrap() as usize;
+            assert_eq!(rd[i], ed[j], "{id}: {}", ranked.render(code));
+        }
+    }
+}

@@ -34,12 +34,15 @@
 //! * [`model`]: bitboards, canonical codes (look-alikes sorted, combinatorial ranks), moves in
 //!   the `step`, `straight` and `piece` metrics;
 //! * [`search`]: optimal solutions without tables, bounded by a state budget;
+//! * [`tiles`]: the sliding tiles (labeled 1×1 tiles, one blank) as a ranked space with a dense
+//!   perfect ranking;
 //! * [`driver`]: the `[sliding]` pipeline section and `huarong solve --puzzle`.
 
 pub mod driver;
 pub mod file;
 pub mod model;
 pub mod search;
+pub mod tiles;
 
 use huarong_core::picture::{Cell, Look, Picture};
 use huarong_core::{DistanceSources, Fingerprint, Puzzle};
@@ -84,7 +87,7 @@ impl SlidingPuzzle {
         self.layout.cols
     }
 
-    fn places(&self, code: u64) -> Vec<u8> {
+    pub(crate) fn places(&self, code: u64) -> Vec<u8> {
         let mut p = vec![0u8; self.layout.pieces.max(1)];
         self.layout.decode(code, &mut p);
         p.truncate(self.layout.pieces);

@@ -1,0 +1,414 @@
+//! The sliding tiles as a ranked space: a dense perfect ranking of the positions of `n − 1`
+//! labeled 1×1 tiles and one blank on a full rectangle of `n` cells (the 8-, 11- and 15-puzzle
+//! family), so a position's index is computed, never searched for.
+//!
+//! Read the tiles in row-major order, skipping the blank: a permutation `σ` of the `m = n − 1`
+//! tiles. A horizontal move leaves `σ` unchanged; a vertical one carries a tile past the `w − 1`
+//! tiles between, which changes `σ`'s parity exactly when the width `w` is even. So `parity(σ)`,
+//! plus the blank's row when `w` is even, is the same in every reachable position, and on a board
+//! of at least 2×2 every position with the start's value is reachable (Johnson & Story, 1879):
+//! `n!/2` positions, for each of the `n` blank cells the `m!/2` permutations of one parity.
+//!
+//! The rank is `blank · m!/2 + r`, where `r` reads the first `m − 2` Lehmer digits of `σ`
+//! (`c_k` = how many later tiles are smaller than `σ_k`, at most `m − 1 − k`) as a mixed-radix
+//! number with place values `(m − 1 − k)!/2`; the last two digits follow from the parity (their
+//! sum with the others has the reachable parity, and the last is always 0). Ranking and unranking
+//! take `O(m)` steps on bit masks, and a move's neighbour is re-ranked from its swapped cells.
+//!
+//! Codes are ranks, so the state table is the identity and sorted by code; [`Tiles::to_sliding`]
+//! and [`Tiles::from_sliding`] convert to and from the [`SlidingPuzzle`]'s own codes, through
+//! which positions are written, read and drawn.
+
+use huarong_core::{DistanceSources, Fingerprint, Puzzle};
+
+use crate::{METRICS, SlidingPuzzle};
+
+/// No tile: the blank.
+const BLANK: u8 = u8::MAX;
+/// Most cells whose `n!/2` positions still fit a `u32` dense index (13!/2 = 3,113,510,400).
+const MAX_CELLS: usize = 13;
+/// Version of this ranking (part of every fingerprint).
+const RANKING_VERSION: u64 = 1;
+
+/// See the module documentation.
+#[derive(Debug, Clone)]
+pub struct Tiles {
+    puzzle: SlidingPuzzle,
+    cols: usize,
+    /// Cells (`n`); tiles are `n − 1`.
+    n: usize,
+    /// Positions per blank cell: `(n − 1)!/2`.
+    per_blank: u64,
+    /// Place value of Lehmer digit `k`, for `k < n − 3`: `(n − 2 − k)!/2`.
+    weights: Vec<u64>,
+    /// The reachable parity of `σ` with the blank in row 0.
+    parity: u8,
+    /// The cell of each candidate of tile `k` (`cell_of[k][j]`) and back (`candidate_of[k][c]`).
+    cell_of: Vec<Vec<u8>>,
+    candidate_of: Vec<Vec<u8>>,
+    /// Where the goal wants each tile, if anywhere.
+    goal: Vec<Option<u8>>,
+}
+
+impl Tiles {
+    /// The ranked space of `puzzle` when it is a sliding-tiles puzzle: every piece 1×1 and told
+    /// apart, one blank, no walls, at least 2×2 and at most 13 cells; `None` otherwise.
+    pub fn new(puzzle: &SlidingPuzzle) -> Option<Tiles> {
+        let l = &puzzle.layout;
+        let n = l.rows * l.cols;
+        let tiles_only = l
+            .classes
+            .iter()
+            .all(|c| c.len() == 1 && c.shape.cells.len() == 1);
+        if l.walls != 0 || l.rows < 2 || l.cols < 2 || n > MAX_CELLS || l.pieces + 1 != n {
+            return None;
+        }
+        if !tiles_only || l.classes.iter().any(|c| c.masks.len() != n) {
+            return None;
+        }
+        let m = n - 1;
+        let fact = |k: usize| (1..=k as u64).product::<u64>();
+        let cell_of: Vec<Vec<u8>> = l
+            .classes
+            .iter()
+            .map(|c| c.masks.iter().map(|m| m.trailing_zeros() as u8).collect())
+            .collect();
+        let candidate_of = cell_of
+            .iter()
+            .map(|cells| {
+                let mut back = vec![0u8; n];
+                for (j, &c) in cells.iter().enumerate() {
+                    back[c as usize] = j as u8;
+                }
+                back
+            })
+            .collect();
+        let mut goal = vec![None; m];
+        for &(k, j) in &puzzle.goal {
+            goal[k] = Some(cell_of[k][j as usize]);
+        }
+        let mut tiles = Tiles {
+            puzzle: puzzle.clone(),
+            cols: l.cols,
+            n,
+            per_blank: fact(m) / 2,
+            weights: (0..m - 2).map(|k| fact(m - 1 - k) / 2).collect(),
+            parity: 0,
+            cell_of,
+            candidate_of,
+            goal,
+        };
+        let cells = tiles.cells_of_sliding(puzzle.start);
+        let blank = cells.iter().position(|&t| t == BLANK)?;
+        let (digits, _) = tiles.lehmer(&cells[..n], blank);
+        let sigma = digits.iter().map(|&d| d as u32).sum::<u32>() as u8 & 1;
+        tiles.parity = sigma ^ tiles.row_parity(blank);
+        Some(tiles)
+    }
+
+    /// The puzzle this space ranks.
+    pub fn puzzle(&self) -> &SlidingPuzzle {
+        &self.puzzle
+    }
+
+    /// 1 when the blank's row changes the reachable parity (even widths, odd rows).
+    fn row_parity(&self, blank: usize) -> u8 {
+        (self.cols.is_multiple_of(2) && (blank / self.cols) % 2 == 1) as u8
+    }
+
+    /// The Lehmer digits of the tiles read in row-major order without the blank, and the
+    /// reachable-half rank they give.
+    fn lehmer(&self, cells: &[u8], blank: usize) -> ([u8; MAX_CELLS], u64) {
+        let mut digits = [0u8; MAX_CELLS];
+        let mut left = (1u32 << (self.n - 1)) - 1;
+        let mut rank = 0u64;
+        let mut k = 0;
+        for (c, &t) in cells.iter().enumerate() {
+            if c == blank {
+                continue;
+            }
+            let d = (left & ((1u32 << t) - 1)).count_ones() as u8;
+            left &= !(1 << t);
+            if k < self.weights.len() {
+                rank += d as u64 * self.weights[k];
+            }
+            digits[k] = d;
+            k += 1;
+        }
+        (digits, rank)
+    }
+
+    /// The rank of a position given as the tile in every cell ([`BLANK`] for the blank).
+    pub fn rank_cells(&self, cells: &[u8]) -> u64 {
+        let blank = cells.iter().position(|&t| t == BLANK).expect("one blank");
+        let (_, r) = self.lehmer(cells, blank);
+        blank as u64 * self.per_blank + r
+    }
+
+    /// The tile in every cell of the position ranked `code` ([`BLANK`] for the blank); the
+    /// blank's cell.
+    pub fn cells(&self, code: u64) -> ([u8; MAX_CELLS], usize) {
+        let m = self.n - 1;
+        let blank = (code / self.per_blank) as usize;
+        let mut r = code % self.per_blank;
+        let mut digits = [0u8; MAX_CELLS];
+        let mut sum = 0u8;
+        for (k, &w) in self.weights.iter().enumerate() {
+            digits[k] = (r / w) as u8;
+            r %= w;
+            sum ^= digits[k] & 1;
+        }
+        // The second-to-last digit sets the parity; the last is 0.
+        digits[m - 2] = (self.parity ^ self.row_parity(blank)) ^ sum;
+        let mut cells = [BLANK; MAX_CELLS];
+        let mut left = (1u32 << m) - 1;
+        let mut k = 0;
+        for (c, cell) in cells.iter_mut().enumerate().take(self.n) {
+            if c == blank {
+                continue;
+            }
+            // The digits[k]-th smallest tile still left.
+            let mut rest = left;
+            for _ in 0..digits[k] {
+                rest &= rest - 1;
+            }
+            let t = rest.trailing_zeros() as u8;
+            left &= !(1 << t);
+            *cell = t;
+            k += 1;
+        }
+        (cells, blank)
+    }
+
+    /// The cells next to `cell` (up, down, left, right where on the board).
+    fn next_to(&self, cell: usize) -> impl Iterator<Item = usize> + '_ {
+        let (r, c) = (cell / self.cols, cell % self.cols);
+        let rows = self.n / self.cols;
+        [
+            (r > 0).then(|| cell - self.cols),
+            (r + 1 < rows).then(|| cell + self.cols),
+            (c > 0).then(|| cell - 1),
+            (c + 1 < self.cols).then(|| cell + 1),
+        ]
+        .into_iter()
+        .flatten()
+    }
+
+    /// The ranks one move from `code`: the blank swapped with each tile beside it.
+    fn each_successor(&self, code: u64, mut f: impl FnMut(u64)) {
+        let (mut cells, blank) = self.cells(code);
+        for x in self.next_to(blank) {
+            cells.swap(blank, x);
+            f(self.rank_cells(&cells[..self.n]));
+            cells.swap(blank, x);
+        }
+    }
+
+    fn cells_of_sliding(&self, code: u64) -> [u8; MAX_CELLS] {
+        let places = self.puzzle.places(code);
+        let mut cells = [BLANK; MAX_CELLS];
+        for (k, &j) in places.iter().enumerate() {
+            cells[self.cell_of[k][j as usize] as usize] = k as u8;
+        }
+        cells
+    }
+
+    /// The [`SlidingPuzzle`]'s code of the position ranked `code`.
+    pub fn to_sliding(&self, code: u64) -> u64 {
+        let (cells, _) = self.cells(code);
+        let mut places = vec![0u8; self.n - 1];
+        for (c, &t) in cells[..self.n].iter().enumerate() {
+            if t != BLANK {
+                places[t as usize] = self.candidate_of[t as usize][c];
+            }
+        }
+        self.puzzle.layout.encode(&places)
+    }
+
+    /// The rank of the position the [`SlidingPuzzle`] codes `code`, if it is reachable.
+    pub fn from_sliding(&self, code: u64) -> Option<u64> {
+        let cells = self.cells_of_sliding(code);
+        let rank = self.rank_cells(&cells[..self.n]);
+        // The other half of the positions ranks onto this half: check by unranking.
+        (self.cells(rank).0 == cells).then_some(rank)
+    }
+}
+
+impl Puzzle for Tiles {
+    fn name(&self) -> &'static str {
+        "sliding"
+    }
+
+    fn space_id(&self) -> String {
+        self.puzzle.space_id()
+    }
+
+    /// The puzzle's own parameters and this ranking's version.
+    fn parameters(&self, key: &mut Fingerprint) {
+        self.puzzle.parameters(key);
+        key.add_str("tiles").add_u64(RANKING_VERSION);
+    }
+
+    fn metrics(&self) -> &'static [&'static str] {
+        &METRICS
+    }
+
+    fn ranked_len(&self) -> Option<u64> {
+        Some(self.n as u64 * self.per_blank)
+    }
+
+    fn unrank(&self, index: u64) -> u64 {
+        index
+    }
+
+    fn rank(&self, code: u64) -> Option<u64> {
+        (code < self.n as u64 * self.per_blank).then_some(code)
+    }
+
+    fn starts(&self) -> Vec<u64> {
+        self.from_sliding(self.puzzle.start).into_iter().collect()
+    }
+
+    /// One blank: a tile moves one cell in every metric (it cannot slide past the blank, nor
+    /// reach another cell), so the three metrics have the same moves.
+    fn successors(&self, code: u64, _metric: usize, out: &mut Vec<u64>) {
+        self.each_successor(code, |s| out.push(s));
+    }
+
+    fn distinct_degree(&self, index: u64, _code: u64, _metric: usize) -> Option<usize> {
+        Some(self.next_to((index / self.per_blank) as usize).count())
+    }
+
+    fn neighbor_indices(
+        &self,
+        _index: u64,
+        code: u64,
+        _metric: usize,
+        _lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+        out: &mut Vec<u32>,
+    ) {
+        self.each_successor(code, |s| out.push(s as u32));
+    }
+
+    fn is_goal(&self, code: u64) -> bool {
+        let (cells, _) = self.cells(code);
+        self.goal
+            .iter()
+            .enumerate()
+            .all(|(t, want)| want.is_none_or(|c| cells[c as usize] == t as u8))
+    }
+
+    fn render(&self, code: u64) -> String {
+        self.puzzle.render(self.to_sliding(code))
+    }
+
+    fn parse(&self, text: &str) -> Result<u64, String> {
+        let code = self.puzzle.parse(text)?;
+        self.from_sliding(code)
+            .ok_or_else(|| "not reachable from the board: two tiles are swapped".to_owned())
+    }
+
+    fn distance_sources(&self) -> DistanceSources {
+        DistanceSources::Goals
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiles(rows: usize, cols: usize) -> Tiles {
+        let letters = "ABCDEFGHIJKL";
+        let mut board = String::new();
+        for r in 0..rows {
+            for c in 0..cols {
+                let i = r * cols + c;
+                board.push(if i + 1 == rows * cols {
+                    '.'
+                } else {
+                    letters.as_bytes()[i] as char
+                });
+            }
+            board.push('\n');
+        }
+        let text = format!(
+            "name = \"t\"\nboard = \"\"\"\n{board}\"\"\"\ngoal = \"\"\"\n{board}\"\"\"\nlabeled = true\n"
+        );
+        let p = crate::parse(&text, "t").unwrap();
+        Tiles::new(&p).expect("a tiles puzzle")
+    }
+
+    #[test]
+    fn ranks_are_a_bijection_onto_half_the_positions() {
+        for (rows, cols) in [(2, 2), (2, 3), (3, 2), (3, 3), (2, 4), (4, 2)] {
+            let t = tiles(rows, cols);
+            let len = t.ranked_len().unwrap();
+            let n = (rows * cols) as u64;
+            assert_eq!(len, (1..=n).product::<u64>() / 2);
+            let mut seen = std::collections::HashSet::new();
+            for code in 0..len {
+                let (cells, _) = t.cells(code);
+                assert_eq!(t.rank_cells(&cells[..t.n]), code, "{rows}x{cols} {code}");
+                assert!(seen.insert(t.to_sliding(code)));
+                assert_eq!(t.from_sliding(t.to_sliding(code)), Some(code));
+            }
+        }
+    }
+
+    /// The ranked positions are exactly those the sliding model reaches from the board
+    /// (breadth-first over its own moves and codes), on boards of odd and even width.
+    #[test]
+    fn ranked_positions_are_the_reachable_ones() {
+        for (rows, cols) in [(3, 3), (2, 4), (4, 2), (2, 5)] {
+            let t = tiles(rows, cols);
+            let mut seen = std::collections::HashSet::from([t.puzzle.start]);
+            let mut queue = std::collections::VecDeque::from([t.puzzle.start]);
+            let mut next = Vec::new();
+            while let Some(c) = queue.pop_front() {
+                next.clear();
+                t.puzzle.successors(c, 0, &mut next);
+                for &s in &next {
+                    if seen.insert(s) {
+                        queue.push_back(s);
+                    }
+                }
+            }
+            assert_eq!(seen.len() as u64, t.ranked_len().unwrap(), "{rows}x{cols}");
+            assert!(seen.iter().all(|&c| t.from_sliding(c).is_some()));
+        }
+    }
+
+    #[test]
+    fn moves_stay_in_the_space_and_undo() {
+        let t = tiles(3, 4);
+        let mut rng = huarong_core::SplitMix(12);
+        let len = t.ranked_len().unwrap();
+        for _ in 0..20_000 {
+            let code = rng.next_u64() % len;
+            let mut next = Vec::new();
+            t.successors(code, 0, &mut next);
+            assert_eq!(Some(next.len()), t.distinct_degree(code, code, 0));
+            for &s in &next {
+                assert!(s < len);
+                let mut back = Vec::new();
+                t.successors(s, 0, &mut back);
+                assert!(back.contains(&code));
+                // The same move as the sliding model's.
+                let mut theirs = Vec::new();
+                t.puzzle.successors(t.to_sliding(code), 0, &mut theirs);
+                assert!(theirs.contains(&t.to_sliding(s)));
+            }
+        }
+    }
+
+    #[test]
+    fn other_puzzles_are_not_tiles() {
+        for board in ["AAB\n.CB\n..D", "AB\nC.\nD#", "ABC\nD..", "A.\nB."] {
+            let text = format!(
+                "name = \"p\"\nboard = \"\"\"\n{board}\n\"\"\"\ngoal = \"\"\"\n{board}\n\"\"\"\nlabeled = true\n"
+            );
+            let p = crate::parse(&text, "p").unwrap();
+            assert!(Tiles::new(&p).is_none(), "{board}");
+        }
+    }
+}
