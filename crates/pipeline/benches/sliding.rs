@@ -2,7 +2,8 @@
 //! run: the hardest Rush Hour puzzle of Fogleman's database solved cold, the 8-puzzle's whole
 //! pipeline, and the generic engine against the dedicated `klotski` stages on Huarong Dao.
 //!
-//! `cargo bench -p pipeline --bench sliding` — medians (the count is in each row).
+//! `cargo bench -p pipeline --bench sliding` — medians (the count is in each row);
+//! `-- tiles 4x3`: the stages on the sliding tiles of one size, once.
 
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
@@ -182,7 +183,93 @@ fn generic_vs_klotski() {
     );
 }
 
+/// `-- tiles ROWSxCOLS`: the stages (enumerate, graph, components, distances; step metric) on
+/// the sliding tiles of that size as a ranked space (`sliding::tiles`), once, with the stage
+/// log, the artifacts' size and the process's peak RSS. The solved board has the tiles in
+/// reading order and the blank last.
+fn tiles_at_scale(size: &str) {
+    let (rows, cols) = size
+        .split_once('x')
+        .map(|(r, c)| (r.parse::<usize>().unwrap(), c.parse::<usize>().unwrap()))
+        .expect("ROWSxCOLS");
+    let n = rows * cols;
+    let mut board = String::new();
+    for i in 0..n {
+        board.push(if i + 1 == n {
+            '.'
+        } else {
+            (b'A' + i as u8) as char
+        });
+        if (i + 1) % cols == 0 {
+            board.push('\n');
+        }
+    }
+    let text = format!(
+        "name = \"tiles\"\nboard = \"\"\"\n{board}\"\"\"\ngoal = \"\"\"\n{board}\"\"\"\nlabeled = true\n"
+    );
+    let explored = sliding::parse(&text, "tiles").unwrap();
+    let tiles = sliding::tiles::Tiles::new(&explored).expect("a tiles puzzle");
+    let dir = tempfile::tempdir().unwrap();
+    let t = std::time::Instant::now();
+    let report = run_space(&tiles, dir.path(), &[0], &RunOptions::default()).unwrap();
+    let wall = t.elapsed().as_secs_f64();
+    let m = &report.metrics[0];
+    let bytes: u64 = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.metadata().unwrap().len())
+        .sum();
+    let hwm = std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("VmHWM"))
+        .unwrap_or("VmHWM: ?")
+        .to_owned();
+    println!(
+        "{rows}x{cols} tiles: {} positions, {} edges, {} component(s), diameter {} ({} at it); {wall:.1} s; artifacts {:.2} GB; {hwm}",
+        report.states,
+        m.edges,
+        m.components,
+        m.max_distance,
+        m.max_distance_states,
+        bytes as f64 / 1e9
+    );
+    for l in &report.log {
+        println!("  {:<12} {:.2} s", l.stage, l.seconds);
+    }
+    // Published distributions (blank in a corner): OEIS A090166 (4 x 3, Karlemo and
+    // Östergård) in full; A090167 (6 x 2) its first terms and its last distance, 80.
+    match (rows, cols) {
+        (4, 3) => assert_eq!(m.distance_histogram, A090166, "4 x 3 distribution"),
+        (2, 6) => {
+            assert_eq!(&m.distance_histogram[..A090167_START.len()], A090167_START);
+            assert_eq!(m.max_distance, 80);
+        }
+        _ => {}
+    }
+    println!("  distances: {:?}", m.distance_histogram);
+}
+
+const A090166: &[u64] = &[
+    1, 2, 4, 9, 20, 37, 63, 122, 232, 431, 781, 1392, 2494, 4442, 7854, 13899, 24215, 41802, 71167,
+    119888, 198363, 323206, 515778, 811000, 1248011, 1885279, 2782396, 4009722, 5621354, 7647872,
+    10065800, 12760413, 15570786, 18171606, 20299876, 21587248, 21841159, 20906905, 18899357,
+    16058335, 12772603, 9515217, 6583181, 4242753, 2503873, 1350268, 643245, 270303, 92311, 27116,
+    5390, 1115, 86, 18,
+];
+
+const A090167_START: &[u64] = &[
+    1, 2, 3, 6, 11, 20, 36, 60, 95, 155, 258, 426, 688, 1106, 1723, 2615, 3901, 5885, 8851, 13205,
+    19508, 28593, 41179, 58899, 83582, 118109, 165136, 228596, 312542, 423797, 568233, 755727,
+    994641, 1296097, 1667002, 2119476, 2660415, 3300586, 4038877,
+];
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(k) = args.iter().position(|a| a == "tiles") {
+        tiles_at_scale(args.get(k + 1).map_or("3x3", |s| s.as_str()));
+        return;
+    }
     rush_hour();
     eight_puzzle();
     generic_vs_klotski();
