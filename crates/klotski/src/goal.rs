@@ -85,7 +85,7 @@ impl GoalInstance {
         let puzzle = sliding::parse(&text, "huarong-goal").map_err(|e| e.to_string())?;
         let start = puzzle.start;
         Ok(GoalInstance {
-            inner: PuzzleInstance { puzzle, start },
+            inner: PuzzleInstance::new(puzzle, start),
             back,
             labeled,
         })

@@ -1,6 +1,7 @@
 //! Sliding-block puzzles in the pipeline and on the command line: the `[sliding]` section (one
-//! space per puzzle file, named by its stem; `answer` is the board's own distance to the goal),
-//! and `huarong solve --puzzle FILE` / `huarong render --puzzle FILE`.
+//! space per puzzle file, named by its stem; the sliding tiles ranked densely, other puzzles
+//! explored from their board; `answer` is the board's own distance to the goal), and
+//! `huarong solve --puzzle FILE` / `huarong render --puzzle FILE`.
 
 use huarong_core::driver::{
     Driver, Instance, Plan, Section, SectionInput, SolveError, SolveRequest, SolvedPath, Solver,
@@ -12,6 +13,7 @@ use huarong_core::{Puzzle, metric_index};
 use serde::Deserialize;
 
 use crate::search::{self, Outcome};
+use crate::tiles::Tiles;
 use crate::{METRICS, SlidingPuzzle};
 
 /// The registry entry.
@@ -42,6 +44,24 @@ pub struct SlidingSection {
     pub puzzles: Vec<SlidingPuzzle>,
     pub metrics: Vec<usize>,
     pub state_tables: bool,
+}
+
+/// The space a puzzle's positions are counted in: the sliding tiles as a ranked space (a dense
+/// perfect ranking, [`Tiles`]), any other puzzle as the positions explored from its board.
+pub fn space_of(puzzle: &SlidingPuzzle) -> Box<dyn Puzzle> {
+    match Tiles::new(puzzle) {
+        Some(t) => Box::new(t),
+        None => Box::new(puzzle.clone()),
+    }
+}
+
+/// A position's code in [`space_of`]`(puzzle)`, from the puzzle's own code (`None` when the
+/// tiles cannot reach it from the board).
+fn space_code(tiles: Option<&Tiles>, code: u64) -> Option<u64> {
+    match tiles {
+        Some(t) => t.from_sliding(code),
+        None => Some(code),
+    }
 }
 
 /// The space id of a puzzle file: its name without folders and `.toml`.
@@ -132,9 +152,12 @@ impl Section for SlidingSection {
             .puzzles
             .iter()
             .map(|p| {
-                let mut s = SpaceSpec::new(Box::new(p.clone()), self.metrics.clone());
+                let space = space_of(p);
+                let start = space_code(Tiles::new(p).as_ref(), p.start)
+                    .expect("the board is a position of its own space");
+                let mut s = SpaceSpec::new(space, self.metrics.clone());
                 s.tags = vec![("labeled", Value::Bool(p.labeled))];
-                s.named = vec![("start".into(), p.start)];
+                s.named = vec![("start".into(), start)];
                 s.states_table = self.state_tables;
                 s.components_table = self.state_tables;
                 s
@@ -148,7 +171,8 @@ impl Section for SlidingSection {
 
     /// The board's own distance to the goal.
     fn answer(&self, space: &SpaceView<'_>, metric: usize) -> Option<u64> {
-        let start = space.index_of(self.puzzles[space.index].start)?;
+        let p = &self.puzzles[space.index];
+        let start = space.index_of(space_code(Tiles::new(p).as_ref(), p.start)?)?;
         space.metrics[metric].distance(start).map(u64::from)
     }
 }
@@ -171,7 +195,7 @@ impl Solver for PuzzleFileSolver {
                 .map_err(|e| format!("position {p:?}: {e}"))?,
             None => puzzle.start,
         };
-        Ok(Box::new(PuzzleInstance { puzzle, start }))
+        Ok(Box::new(PuzzleInstance::new(puzzle, start)))
     }
 }
 
@@ -180,9 +204,21 @@ impl Solver for PuzzleFileSolver {
 pub struct PuzzleInstance {
     pub puzzle: SlidingPuzzle,
     pub start: u64,
+    /// The ranked space of a tiles puzzle whose board reaches `start` (its tables are the
+    /// pipeline's); `None` for other puzzles and for positions the board cannot reach.
+    tiles: Option<Tiles>,
 }
 
 impl PuzzleInstance {
+    pub fn new(puzzle: SlidingPuzzle, start: u64) -> Self {
+        let tiles = Tiles::new(&puzzle).filter(|t| t.from_sliding(start).is_some());
+        PuzzleInstance {
+            puzzle,
+            start,
+            tiles,
+        }
+    }
+
     /// The shortest path (codes, start first) in metric `m`: down the tables when given,
     /// else a search of at most `limit` states.
     pub fn path(
@@ -191,13 +227,15 @@ impl PuzzleInstance {
         distance: Option<&dyn Fn(u64) -> Option<u16>>,
         limit: u64,
     ) -> Result<Option<Vec<u64>>, SolveError> {
-        let Some(distance) = distance else {
+        let Some(table) = distance else {
             return match search::solve(&self.puzzle, self.start, m, limit) {
                 Outcome::Path(p) => Ok(Some(p)),
                 Outcome::Unsolvable => Ok(None),
                 Outcome::Limit(n) => Err(SolveError::Limit(n)),
             };
         };
+        // The tables are the table space's: its codes of the puzzle's positions.
+        let distance = |c: u64| space_code(self.tiles.as_ref(), c).and_then(table);
         let Some(mut d) = distance(self.start) else {
             return Ok(None);
         };
@@ -229,7 +267,10 @@ impl Instance for PuzzleInstance {
     }
 
     fn table_space(&self) -> Option<(&dyn Puzzle, u64)> {
-        Some((&self.puzzle, self.start))
+        Some(match &self.tiles {
+            Some(t) => (t, space_code(Some(t), self.start)?),
+            None => (&self.puzzle, self.start),
+        })
     }
 
     fn solve(
@@ -259,7 +300,7 @@ impl Instance for PuzzleInstance {
             .into_iter()
             .map(|c| Step {
                 position: self.puzzle.render(c),
-                code: Some(c),
+                code: space_code(self.tiles.as_ref(), c),
                 picture: self.puzzle.picture(c),
             })
             .collect())

@@ -243,10 +243,13 @@ impl Puzzle for Tiles {
         self.puzzle.space_id()
     }
 
-    /// The puzzle's own parameters and this ranking's version.
+    /// The puzzle's own parameters, this ranking's version and the half of the positions it
+    /// ranks (the board's parity class: boards in the other half are another space).
     fn parameters(&self, key: &mut Fingerprint) {
         self.puzzle.parameters(key);
-        key.add_str("tiles").add_u64(RANKING_VERSION);
+        key.add_str("tiles")
+            .add_u64(RANKING_VERSION)
+            .add_u64(self.parity as u64);
     }
 
     fn metrics(&self) -> &'static [&'static str] {
