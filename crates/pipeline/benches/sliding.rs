@@ -3,7 +3,8 @@
 //! pipeline, and the generic engine against the dedicated `klotski` stages on Huarong Dao.
 //!
 //! `cargo bench -p pipeline --bench sliding` — medians (the count is in each row);
-//! `-- tiles 4x3`: the stages on the sliding tiles of one size, once.
+//! `-- tiles 4x3 [reference]`: the stages on the sliding tiles of one size, once (and a plain
+//! single-threaded BFS over the same puzzle, which must agree).
 
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
@@ -187,7 +188,7 @@ fn generic_vs_klotski() {
 /// the sliding tiles of that size as a ranked space (`sliding::tiles`), once, with the stage
 /// log, the artifacts' size and the process's peak RSS. The solved board has the tiles in
 /// reading order and the blank last.
-fn tiles_at_scale(size: &str) {
+fn tiles_at_scale(size: &str) -> Vec<u64> {
     let (rows, cols) = size
         .split_once('x')
         .map(|(r, c)| (r.parse::<usize>().unwrap(), c.parse::<usize>().unwrap()))
@@ -248,6 +249,7 @@ fn tiles_at_scale(size: &str) {
         _ => {}
     }
     println!("  distances: {:?}", m.distance_histogram);
+    m.distance_histogram.clone()
 }
 
 const A090166: &[u64] = &[
@@ -264,10 +266,80 @@ const A090167_START: &[u64] = &[
     994641, 1296097, 1667002, 2119476, 2660415, 3300586, 4038877,
 ];
 
+/// The reference for `-- tiles`: a plain single-threaded breadth-first search over the tiles
+/// (the blank counted as tile `n − 1`), every permutation ranked by its full Lehmer code into
+/// `n!` one-byte distances (the unreachable half stays unvisited), a FIFO queue of ranks, no
+/// graph and no files. Returns the number of positions at each distance.
+fn reference_tiles(rows: usize, cols: usize) -> Vec<u64> {
+    let n = rows * cols;
+    let fact: Vec<u64> = (0..=n).map(|k| (1..=k as u64).product()).collect();
+    let rank = |p: &[u8]| -> u64 {
+        let mut r = 0;
+        for i in 0..n {
+            let smaller = p[i + 1..].iter().filter(|&&x| x < p[i]).count() as u64;
+            r += smaller * fact[n - 1 - i];
+        }
+        r
+    };
+    let unrank = |mut r: u64, p: &mut [u8]| {
+        let mut left: Vec<u8> = (0..n as u8).collect();
+        for i in 0..n {
+            let d = (r / fact[n - 1 - i]) as usize;
+            r %= fact[n - 1 - i];
+            p[i] = left.remove(d);
+        }
+    };
+    let mut dist = vec![u8::MAX; fact[n] as usize];
+    let solved: Vec<u8> = (0..n as u8).collect();
+    let start = rank(&solved);
+    dist[start as usize] = 0;
+    let mut queue = VecDeque::from([start]);
+    let mut p = vec![0u8; n];
+    let mut histogram = vec![1u64];
+    while let Some(r) = queue.pop_front() {
+        let d = dist[r as usize];
+        unrank(r, &mut p);
+        let z = p.iter().position(|&t| t as usize == n - 1).unwrap();
+        let (zr, zc) = (z / cols, z % cols);
+        for (dr, dc) in [(-1isize, 0isize), (1, 0), (0, -1), (0, 1)] {
+            let (nr, nc) = (zr as isize + dr, zc as isize + dc);
+            if nr < 0 || nc < 0 || nr >= rows as isize || nc >= cols as isize {
+                continue;
+            }
+            p.swap(z, nr as usize * cols + nc as usize);
+            let s = rank(&p);
+            p.swap(z, nr as usize * cols + nc as usize);
+            if dist[s as usize] == u8::MAX {
+                dist[s as usize] = d + 1;
+                if histogram.len() <= d as usize + 1 {
+                    histogram.push(0);
+                }
+                histogram[d as usize + 1] += 1;
+                queue.push_back(s);
+            }
+        }
+    }
+    histogram
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(k) = args.iter().position(|a| a == "tiles") {
-        tiles_at_scale(args.get(k + 1).map_or("3x3", |s| s.as_str()));
+        let size = args.get(k + 1).map_or("3x3", |s| s.as_str());
+        let ours = tiles_at_scale(size);
+        if args.iter().any(|a| a == "reference") {
+            let (rows, cols) = size.split_once('x').unwrap();
+            let (rows, cols) = (rows.parse().unwrap(), cols.parse().unwrap());
+            let t = std::time::Instant::now();
+            let h = reference_tiles(rows, cols);
+            println!(
+                "reference (single-threaded BFS, full Lehmer ranks, 1-byte distances): {:.1} s, {} positions, diameter {}",
+                t.elapsed().as_secs_f64(),
+                h.iter().sum::<u64>(),
+                h.len() - 1
+            );
+            assert_eq!(h, ours, "the reference and the stages disagree");
+        }
         return;
     }
     rush_hour();

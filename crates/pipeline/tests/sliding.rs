@@ -120,7 +120,7 @@ fn every_bundled_puzzle_meets_its_published_figures() {
             );
         }
     }
-    // Every bundled puzzle file (but the fifteen puzzle's, for `solve`) is in the pipeline and
+    // Every bundled puzzle file (but the fifteen and eleven puzzles') is in the pipeline and
     // has a published figure checked here.
     let checked: Vec<&str> = OPTIMA
         .iter()
@@ -131,7 +131,9 @@ fn every_bundled_puzzle_meets_its_published_figures() {
         .unwrap()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().replace(".toml", ""))
-        .filter(|n| !n.starts_with("fifteen"))
+        // The fifteen puzzle's instance is for `solve`; the eleven puzzles (239.5M positions
+        // each, `pipelines/sliding-tiles.toml`) are checked by the sliding bench against OEIS.
+        .filter(|n| !n.starts_with("fifteen") && !n.starts_with("eleven"))
         .collect();
     files.sort();
     for f in &files {
