@@ -39,8 +39,9 @@ pub struct Tiles {
     n: usize,
     /// Positions per blank cell: `(n − 1)!/2`.
     per_blank: u64,
-    /// Place value of Lehmer digit `k`, for `k < n − 3`: `(n − 2 − k)!/2`.
-    weights: Vec<u64>,
+    /// Place value of Lehmer digit `k`, for `k < n − 3`: `(n − 2 − k)!/2` (below `per_blank`,
+    /// which is below 2^32: the digits are read with 32-bit divisions).
+    weights: Vec<u32>,
     /// The reachable parity of `σ` with the blank in row 0.
     parity: u8,
     /// The cell of each candidate of tile `k` (`cell_of[k][j]`) and back (`candidate_of[k][c]`).
@@ -48,6 +49,28 @@ pub struct Tiles {
     candidate_of: Vec<Vec<u8>>,
     /// Where the goal wants each tile, if anywhere.
     goal: Vec<Option<u8>>,
+    /// The blank's cell in the goal, when the goal places every tile.
+    goal_blank: Option<u64>,
+}
+
+/// The position of the `k`-th lowest set bit of `mask` (`pdep` where the CPU has BMI2).
+#[inline]
+fn select(mask: u32, k: u32) -> u8 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("bmi2") {
+        // SAFETY: the CPU has BMI2 (checked just above).
+        return unsafe { std::arch::x86_64::_pdep_u32(1 << k, mask) }.trailing_zeros() as u8;
+    }
+    select_portable(mask, k)
+}
+
+/// [`select`] clearing the lowest set bit `k` times.
+fn select_portable(mask: u32, k: u32) -> u8 {
+    let mut rest = mask;
+    for _ in 0..k {
+        rest &= rest - 1;
+    }
+    rest.trailing_zeros() as u8
 }
 
 impl Tiles {
@@ -92,10 +115,15 @@ impl Tiles {
             cols: l.cols,
             n,
             per_blank: fact(m) / 2,
-            weights: (0..m - 2).map(|k| fact(m - 1 - k) / 2).collect(),
+            weights: (0..m - 2).map(|k| (fact(m - 1 - k) / 2) as u32).collect(),
             parity: 0,
             cell_of,
             candidate_of,
+            goal_blank: goal.iter().all(Option::is_some).then(|| {
+                (0..n as u8)
+                    .find(|c| !goal.contains(&Some(*c)))
+                    .expect("n − 1 tiles leave one cell") as u64
+            }),
             goal,
         };
         let cells = tiles.cells_of_sliding(puzzle.start);
@@ -130,7 +158,7 @@ impl Tiles {
             let d = (left & ((1u32 << t) - 1)).count_ones() as u8;
             left &= !(1 << t);
             if k < self.weights.len() {
-                rank += d as u64 * self.weights[k];
+                rank += d as u64 * self.weights[k] as u64;
             }
             digits[k] = d;
             k += 1;
@@ -150,7 +178,7 @@ impl Tiles {
     pub fn cells(&self, code: u64) -> ([u8; MAX_CELLS], usize) {
         let m = self.n - 1;
         let blank = (code / self.per_blank) as usize;
-        let mut r = code % self.per_blank;
+        let mut r = (code % self.per_blank) as u32;
         let mut digits = [0u8; MAX_CELLS];
         let mut sum = 0u8;
         for (k, &w) in self.weights.iter().enumerate() {
@@ -168,11 +196,7 @@ impl Tiles {
                 continue;
             }
             // The digits[k]-th smallest tile still left.
-            let mut rest = left;
-            for _ in 0..digits[k] {
-                rest &= rest - 1;
-            }
-            let t = rest.trailing_zeros() as u8;
+            let t = select(left, digits[k] as u32);
             left &= !(1 << t);
             *cell = t;
             k += 1;
@@ -294,6 +318,10 @@ impl Puzzle for Tiles {
     }
 
     fn is_goal(&self, code: u64) -> bool {
+        // A goal placing every tile has one blank cell: most positions fail on it alone.
+        if self.goal_blank.is_some_and(|b| code / self.per_blank != b) {
+            return false;
+        }
         let (cells, _) = self.cells(code);
         self.goal
             .iter()
@@ -400,6 +428,19 @@ mod tests {
                 let mut theirs = Vec::new();
                 t.puzzle.successors(t.to_sliding(code), 0, &mut theirs);
                 assert!(theirs.contains(&t.to_sliding(s)));
+            }
+        }
+    }
+
+    #[test]
+    fn select_finds_the_kth_set_bit() {
+        let mut rng = huarong_core::SplitMix(3);
+        for _ in 0..10_000 {
+            let mask = rng.next_u64() as u32;
+            let bits: Vec<u8> = (0..32).filter(|&i| mask >> i & 1 == 1).collect();
+            for (k, &b) in bits.iter().enumerate() {
+                assert_eq!(select(mask, k as u32), b);
+                assert_eq!(select_portable(mask, k as u32), b);
             }
         }
     }
