@@ -452,11 +452,7 @@ fn write_one_pass<P: Puzzle + ?Sized>(
                 for i in start..end {
                     bufs.iter_mut().for_each(Vec::clear);
                     let code = code_of(puzzle, states, i);
-                    if let [metric] = metrics[..] {
-                        puzzle.neighbor_indices(i as u64, code, metric, lookup, &mut bufs[0]);
-                    } else {
-                        puzzle.neighbor_indices_in(i as u64, code, &metrics, lookup, bufs);
-                    }
+                    puzzle.neighbor_indices_in(i as u64, code, &metrics, lookup, bufs);
                     for (buf, (degrees, targets)) in bufs.iter_mut().zip(&mut lists) {
                         buf.sort_unstable();
                         buf.dedup();
