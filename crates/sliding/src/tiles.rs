@@ -42,6 +42,10 @@ pub struct Tiles {
     /// Place value of Lehmer digit `k`, for `k < n − 3`: `(n − 2 − k)!/2` (below `per_blank`,
     /// which is below 2^32: the digits are read with 32-bit divisions).
     weights: Vec<u32>,
+    /// The same place values as divisors (a multiplication instead of a division), and
+    /// `per_blank`'s.
+    digit_divisors: Vec<Divisor>,
+    blank_divisor: Divisor,
     /// The reachable parity of `σ` with the blank in row 0.
     parity: u8,
     /// The cell of each candidate of tile `k` (`cell_of[k][j]`) and back (`candidate_of[k][c]`).
@@ -62,6 +66,34 @@ fn select(mask: u32, k: u32) -> u8 {
         return unsafe { std::arch::x86_64::_pdep_u32(1 << k, mask) }.trailing_zeros() as u8;
     }
     select_portable(mask, k)
+}
+
+/// Division of 32-bit numbers by a fixed divisor as a multiplication (Lemire, Kaser & Kurz,
+/// "Faster remainder by direct computation", 2019: `⌊n/d⌋ = ⌊c·n / 2^64⌋` with `c = ⌈2^64/d⌉`,
+/// exact for every 32-bit `n` and `d ≥ 2`).
+#[derive(Debug, Clone, Copy)]
+struct Divisor {
+    d: u32,
+    c: u64,
+}
+
+impl Divisor {
+    fn new(d: u32) -> Divisor {
+        assert!(d >= 1, "a divisor is positive");
+        // d = 1 keeps c = 0 and divides by itself.
+        let c = if d == 1 { 0 } else { u64::MAX / d as u64 + 1 };
+        Divisor { d, c }
+    }
+
+    /// `(n / d, n % d)`.
+    #[inline]
+    fn div_rem(self, n: u32) -> (u32, u32) {
+        if self.c == 0 {
+            return (n, 0);
+        }
+        let q = ((self.c as u128 * n as u128) >> 64) as u32;
+        (q, n - q * self.d)
+    }
 }
 
 /// [`select`] clearing the lowest set bit `k` times.
@@ -110,12 +142,15 @@ impl Tiles {
         for &(k, j) in &puzzle.goal {
             goal[k] = Some(cell_of[k][j as usize]);
         }
+        let weights: Vec<u32> = (0..m - 2).map(|k| (fact(m - 1 - k) / 2) as u32).collect();
         let mut tiles = Tiles {
             puzzle: puzzle.clone(),
             cols: l.cols,
             n,
             per_blank: fact(m) / 2,
-            weights: (0..m - 2).map(|k| (fact(m - 1 - k) / 2) as u32).collect(),
+            digit_divisors: weights.iter().map(|&w| Divisor::new(w)).collect(),
+            blank_divisor: Divisor::new((fact(m) / 2) as u32),
+            weights,
             parity: 0,
             cell_of,
             candidate_of,
@@ -177,13 +212,15 @@ impl Tiles {
     /// blank's cell.
     pub fn cells(&self, code: u64) -> ([u8; MAX_CELLS], usize) {
         let m = self.n - 1;
-        let blank = (code / self.per_blank) as usize;
-        let mut r = (code % self.per_blank) as u32;
+        // Codes are below 13!/2 < 2^32.
+        let (blank, mut r) = self.blank_divisor.div_rem(code as u32);
+        let blank = blank as usize;
         let mut digits = [0u8; MAX_CELLS];
         let mut sum = 0u8;
-        for (k, &w) in self.weights.iter().enumerate() {
-            digits[k] = (r / w) as u8;
-            r %= w;
+        for (k, &w) in self.digit_divisors.iter().enumerate() {
+            let (q, rest) = w.div_rem(r);
+            digits[k] = q as u8;
+            r = rest;
             sum ^= digits[k] & 1;
         }
         // The second-to-last digit sets the parity; the last is 0.
@@ -218,14 +255,54 @@ impl Tiles {
         .flatten()
     }
 
-    /// The ranks one move from `code`: the blank swapped with each tile beside it.
+    /// The ranks one move from `code`: the blank swapped with each tile beside it (up, down,
+    /// left, right). A horizontal move keeps the tile order `σ`, so its rank differs by one
+    /// blank cell's worth of positions; a vertical one re-ranks `σ` only where the moved tile
+    /// passes: the `w` places from the upper cell's on, before and after the move.
     fn each_successor(&self, code: u64, mut f: impl FnMut(u64)) {
+        // Every board has at least two rows: some move is vertical.
         let (mut cells, blank) = self.cells(code);
+        let base = code % self.per_blank;
         for x in self.next_to(blank) {
+            if x.abs_diff(blank) == 1 {
+                f(x as u64 * self.per_blank + base);
+                continue;
+            }
+            let lo = blank.min(x);
+            let before = self.lehmer_window(&cells, lo, blank);
             cells.swap(blank, x);
-            f(self.rank_cells(&cells[..self.n]));
+            let after = self.lehmer_window(&cells, lo, x);
             cells.swap(blank, x);
+            f(x as u64 * self.per_blank + base + after - before);
         }
+    }
+
+    /// What the `w` places of `σ` from the cell `lo` on (the row's worth of cells from `lo`, the
+    /// blank at `blank` among or after them) add to the rank: their Lehmer digits times their
+    /// place values. Tiles before `lo` are the same before and after a vertical move through
+    /// `lo`, so the smaller tiles after each place are read from the set of tiles left at `lo`.
+    #[inline]
+    fn lehmer_window(&self, cells: &[u8; MAX_CELLS], lo: usize, blank: usize) -> u64 {
+        let mut left = (1u32 << (self.n - 1)) - 1;
+        for &t in &cells[..lo] {
+            left &= !(1u32 << t);
+        }
+        let mut sum = 0u64;
+        // Cells lo.. up to the one after the window's last place (the blank is skipped).
+        let mut k = lo;
+        for (c, &t) in cells[..self.n].iter().enumerate().skip(lo) {
+            if c == blank {
+                continue;
+            }
+            if k >= lo + self.cols || k >= self.weights.len() {
+                break;
+            }
+            let d = (left & ((1u32 << t) - 1)).count_ones();
+            left &= !(1u32 << t);
+            sum += d as u64 * self.weights[k] as u64;
+            k += 1;
+        }
+        sum
     }
 
     fn cells_of_sliding(&self, code: u64) -> [u8; MAX_CELLS] {
@@ -428,6 +505,56 @@ mod tests {
                 let mut theirs = Vec::new();
                 t.puzzle.successors(t.to_sliding(code), 0, &mut theirs);
                 assert!(theirs.contains(&t.to_sliding(s)));
+            }
+        }
+    }
+
+    /// The successors' ranks (horizontal moves by arithmetic, vertical ones re-ranked in a
+    /// window) equal the full ranks of the swapped cells, in the same order.
+    #[test]
+    fn fast_successors_equal_full_reranking() {
+        for (rows, cols, samples) in [
+            (2, 2, 0),
+            (3, 3, 0),
+            (2, 5, 0),
+            (4, 3, 50_000),
+            (2, 6, 50_000),
+        ] {
+            let t = tiles(rows, cols);
+            let len = t.ranked_len().unwrap();
+            let mut rng = huarong_core::SplitMix(rows as u64 * 31 + cols as u64);
+            let codes: Vec<u64> = if samples == 0 {
+                (0..len).collect()
+            } else {
+                (0..samples).map(|_| rng.next_u64() % len).collect()
+            };
+            for code in codes {
+                let (mut cells, blank) = t.cells(code);
+                let mut slow = Vec::new();
+                for x in t.next_to(blank) {
+                    cells.swap(blank, x);
+                    slow.push(t.rank_cells(&cells[..t.n]));
+                    cells.swap(blank, x);
+                }
+                let mut fast = Vec::new();
+                t.each_successor(code, |s| fast.push(s));
+                assert_eq!(fast, slow, "{rows}x{cols} {code}");
+            }
+        }
+    }
+
+    #[test]
+    fn divisors_divide_exactly() {
+        let mut rng = huarong_core::SplitMix(5);
+        let mut ds: Vec<u32> = vec![1, 2, 3, 7, 60, 360, 19_958_400, u32::MAX - 1, u32::MAX];
+        ds.extend((0..200).map(|_| (rng.next_u64() as u32).max(1)));
+        for d in ds {
+            let div = Divisor::new(d);
+            let mut ns: Vec<u32> =
+                vec![0, 1, d - 1, d, d.saturating_add(1), u32::MAX, u32::MAX - 1];
+            ns.extend((0..500).map(|_| rng.next_u64() as u32));
+            for n in ns {
+                assert_eq!(div.div_rem(n), (n / d, n % d), "{n} / {d}");
             }
         }
     }
