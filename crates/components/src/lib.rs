@@ -12,7 +12,7 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use graph::Csr;
+use graph::{Csr, Rows};
 use huarong_core::{
     Artifact, ArtifactWriter, Expect, Fingerprint, Header, Outcome, Reporter, Section, StageError,
     reuse_or_build,
@@ -74,9 +74,11 @@ impl Components {
     }
 }
 
-/// Builds (or reuses) the components of `csr` at `path`.
+/// Builds (or reuses) the components of `csr` at `path`, reading its rows from `rows` (the
+/// graph's [`Csr::rows`], or its [`Csr::view`] when it is stored).
 pub fn run(
     csr: &Csr,
+    rows: &impl Rows,
     path: &Path,
     label: &str,
     force: bool,
@@ -85,9 +87,10 @@ pub fn run(
     run_with(csr, path, label, force, || {
         let bar = reporter.bar(csr.node_count() as u64, format!("components {label}"));
         let roots = if csr.is_directed() {
+            // A directed graph is always stored.
             scc_roots(csr)
         } else {
-            union_find_roots(csr, |n| bar.inc(n))
+            union_find_roots(rows, |n| bar.inc(n))
         };
         bar.finish();
         Ok(roots)
@@ -123,21 +126,22 @@ pub fn run_with(
 }
 
 /// For every node, the smallest member of its connected component (parallel union-find).
-pub fn union_find_roots(csr: &Csr, progress: impl Fn(u64) + Sync) -> Vec<u32> {
-    let g = csr.view();
-    let n = g.node_count();
+pub fn union_find_roots(rows: &impl Rows, progress: impl Fn(u64) + Sync) -> Vec<u32> {
+    let n = rows.node_count();
     let parent: Vec<AtomicU32> = (0..n as u32).into_par_iter().map(AtomicU32::new).collect();
-    (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|k| {
-        let end = ((k + 1) * CHUNK).min(n);
-        for u in (k * CHUNK) as u32..end as u32 {
-            for &v in g.neighbors(u) {
-                if v > u {
-                    union(&parent, u, v);
+    (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .for_each_init(Vec::new, |buf, k| {
+            let end = ((k + 1) * CHUNK).min(n);
+            for u in (k * CHUNK) as u32..end as u32 {
+                for &v in rows.row(u, buf) {
+                    if v > u {
+                        union(&parent, u, v);
+                    }
                 }
             }
-        }
-        progress((end - k * CHUNK) as u64);
-    });
+            progress((end - k * CHUNK) as u64);
+        });
     // Flatten in place: every entry ends up pointing at its root.
     (0..n as u32).into_par_iter().for_each(|u| {
         let r = find(&parent, u);
@@ -391,7 +395,7 @@ mod tests {
         let (g, _) = graph::run(&Toy, &states, 0, &dir.path().join("g"), false, q).unwrap();
         assert!(g.is_directed());
         assert_eq!(g.edge_count(), 10);
-        let (c, _) = run(&g, &dir.path().join("c"), "toy", false, q).unwrap();
+        let (c, _) = run(&g, &g.view(), &dir.path().join("c"), "toy", false, q).unwrap();
         // The cycle is one component (id 0); each tail state is its own, numbered in order.
         assert_eq!(c.ids(), &[0, 0, 0, 0, 0, 1, 2, 3, 4, 5]);
         assert_eq!(c.sizes(), &[5, 1, 1, 1, 1, 1]);
@@ -408,12 +412,12 @@ mod tests {
             for metric in 0..3 {
                 let (g, _) =
                     graph::run(&u, &states, metric, &dir.path().join("g"), true, q).unwrap();
-                let (c, _) = run(&g, &dir.path().join("c"), set, true, q).unwrap();
+                let (c, _) = run(&g, &g.view(), &dir.path().join("c"), set, true, q).unwrap();
                 assert_eq!(c.ids(), &reference::component_ids(&g)[..], "{set} {metric}");
                 assert_eq!(c.count(), petgraph::algo::connected_components(&g));
                 assert_eq!(c.sizes().iter().sum::<u64>(), u.len() as u64);
                 // Strongly connected components of a symmetric graph are its components.
-                assert_eq!(scc_roots(&g), union_find_roots(&g, |_| {}));
+                assert_eq!(scc_roots(&g), union_find_roots(&g.view(), |_| {}));
                 if u.len() < 100_000 {
                     // petgraph's recursive Tarjan needs a deep stack.
                     let petgraph_sccs = std::thread::scope(|s| {

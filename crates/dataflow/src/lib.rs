@@ -30,7 +30,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 use std::time::{Duration, Instant};
 
-use graph::Csr;
+use graph::Rows;
 use huarong_core::{StageError, UNREACHABLE};
 use rayon::prelude::*;
 use timely::communication::Hooks;
@@ -303,22 +303,22 @@ fn connect(hosts: &[String], me: usize) -> std::io::Result<Vec<Option<TcpStream>
 /// SAFETY of the `'static`: `run_workers` returns only after `join` has ended every worker
 /// thread (`WorkerGuards` also joins them when dropped, on an early return or a panic), so no
 /// worker uses the graph after the caller's borrow ends.
-fn shared(csr: &Csr) -> Result<&'static Csr, StageError> {
-    if csr.is_directed() {
+fn shared<'a>(rows: &'a (dyn Rows + 'a)) -> Result<&'static (dyn Rows + 'static), StageError> {
+    if rows.is_directed() {
         return Err(StageError::Invalid(
             "the timely engine runs undirected puzzles only".into(),
         ));
     }
-    Ok(unsafe { std::mem::transmute::<&Csr, &'static Csr>(csr) })
+    Ok(unsafe { std::mem::transmute::<&'a (dyn Rows + 'a), &'static (dyn Rows + 'static)>(rows) })
 }
 
 /// For every state, the smallest member of its connected component: the whole vector on process
 /// 0, `None` on the others.
 pub fn component_roots(
-    csr: &Csr,
+    rows: &dyn Rows,
     cluster: &Cluster,
 ) -> Result<Option<(Vec<u32>, Traffic)>, StageError> {
-    let csr = shared(csr)?;
+    let csr = shared(rows)?;
     let n = csr.node_count();
     let threads = cluster.workers.max(1);
     let processes = cluster.hosts.len().max(1);
@@ -330,16 +330,18 @@ pub fn component_roots(
         let (process, local) = (me / threads, me % threads);
         // This worker's states `me + k·peers`, in parallel chunks.
         let owned = (n + peers - 1 - me) / peers;
-        (0..owned.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-            for k in c * CHUNK..((c + 1) * CHUNK).min(owned) {
-                let u = (me + k * peers) as u32;
-                for &v in csr.neighbors(u) {
-                    if v > u {
-                        components::union(&parent, u, v);
+        (0..owned.div_ceil(CHUNK))
+            .into_par_iter()
+            .for_each_init(Vec::new, |buf, c| {
+                for k in c * CHUNK..((c + 1) * CHUNK).min(owned) {
+                    let u = (me + k * peers) as u32;
+                    for &v in csr.row(u, buf) {
+                        if v > u {
+                            components::union(&parent, u, v);
+                        }
                     }
                 }
-            }
-        });
+            });
         // An empty round: every worker has joined its edges before any forest is sent.
         mailbox.exchange(worker, Vec::new());
         let mut traffic = Traffic::default();
@@ -533,11 +535,11 @@ fn decode_level(bytes: &[u8], out: &mut Vec<u32>) -> u64 {
 /// Breadth-first distances from `sources` (dense indices) over the undirected graph `csr`: the
 /// whole vector on process 0, `None` on the others.
 pub fn distances(
-    csr: &Csr,
+    rows: &dyn Rows,
     sources: &[u32],
     cluster: &Cluster,
 ) -> Result<Option<(Vec<u16>, Traffic)>, StageError> {
-    let csr = shared(csr)?;
+    let csr = shared(rows)?;
     let n = csr.node_count();
     let sources = Arc::new(sources.to_vec());
     run_workers(cluster, move |worker, mailbox| {
@@ -556,9 +558,10 @@ pub fn distances(
         let mut traffic = Traffic::default();
         let mut lists: Vec<Vec<u32>> = vec![Vec::new(); peers];
         let mut reached = Vec::new();
+        let mut buf = Vec::new();
         for depth in 1u16.. {
             for &u in &frontier {
-                for &v in csr.neighbors(u) {
+                for &v in csr.row(u, &mut buf) {
                     let (word, bit) = (v as usize / 64, 1u64 << (v % 64));
                     if sent[word] & bit == 0 {
                         sent[word] |= bit;
@@ -633,19 +636,19 @@ mod tests {
             let (csr, _) = graph::run(p, &states, m, &dir.path().join("g"), true, q).unwrap();
             let local_c = dir.path().join("c-local");
             let local_d = dir.path().join("d-local");
-            components::run(&csr, &local_c, "t", true, q).unwrap();
-            distances::run(p, &states, &csr, &local_d, "t", true, q).unwrap();
+            components::run(&csr, &csr.view(), &local_c, "t", true, q).unwrap();
+            distances::run(p, &states, &csr, &csr.view(), &local_d, "t", true, q).unwrap();
             for workers in [1, 2, 4] {
                 let cluster = Cluster::local(workers);
                 let (c, d) = (dir.path().join("c"), dir.path().join("d"));
                 components::run_with(&csr, &c, "t", true, || {
-                    let (roots, _) = component_roots(&csr, &cluster)?.unwrap();
+                    let (roots, _) = component_roots(&csr.view(), &cluster)?.unwrap();
                     Ok(roots)
                 })
                 .unwrap();
                 let src = distances::sources(p, &states).unwrap();
                 distances::run_with(p, &states, &csr, &src, &d, "t", true, |src| {
-                    let (dist, traffic) = distances(&csr, src, &cluster)?.unwrap();
+                    let (dist, traffic) = distances(&csr.view(), src, &cluster)?.unwrap();
                     assert!(!traffic.bytes_per_round.is_empty());
                     Ok(dist)
                 })

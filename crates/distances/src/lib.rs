@@ -9,16 +9,21 @@
 //! which is exactly a bottom-up level over the forward arcs (does one of my arcs enter the
 //! frontier?), so every level runs bottom-up and no transposed graph is built.
 //!
+//! A graph whose rows are regenerated rather than stored ([`graph::Regenerated`]) runs every
+//! level top-down, each state's row generated once, when it is on the frontier; the search
+//! keeps one visited bit per state (its random accesses hit a bitmap 16 times smaller than the
+//! distances) and writes each level's distances in one sequential sweep of its frontier.
+//!
 //! Sources are every goal state (distance *to* the goal, the question for Huarong Dao) or the
 //! puzzle's start states (depth *from* the start), as the puzzle says. The artifact holds one
 //! `u16` per state, [`UNREACHABLE`] where no source is reachable; its fingerprint covers the
 //! source states themselves, so a changed goal or start rebuilds it.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 
 use enumerate::StateTable;
-use graph::Csr;
+use graph::{Csr, CsrView, Rows};
 use huarong_core::{
     Artifact, ArtifactWriter, DistanceSources, Expect, Fingerprint, Outcome, Puzzle, Reporter,
     Section, StageError, UNREACHABLE, reuse_or_build,
@@ -181,17 +186,21 @@ fn starts<P: Puzzle + ?Sized>(puzzle: &P, states: &StateTable) -> Result<Vec<u32
 }
 
 /// Builds (or reuses) the distance table at `path`.
+#[allow(clippy::too_many_arguments)]
 pub fn run<P: Puzzle + ?Sized>(
     puzzle: &P,
     states: &StateTable,
     csr: &Csr,
+    rows: &impl Rows,
     path: &Path,
     label: &str,
     force: bool,
     reporter: &Reporter,
 ) -> Result<(Distances, Outcome), StageError> {
     let src = sources(puzzle, states)?;
-    run_from(puzzle, states, csr, &src, path, label, force, reporter)
+    run_from(
+        puzzle, states, csr, rows, &src, path, label, force, reporter,
+    )
 }
 
 /// [`run`] from sources the caller computed (with [`sources`] or [`sources_given`]).
@@ -200,6 +209,7 @@ pub fn run_from<P: Puzzle + ?Sized>(
     puzzle: &P,
     states: &StateTable,
     csr: &Csr,
+    rows: &impl Rows,
     src: &[u32],
     path: &Path,
     label: &str,
@@ -212,9 +222,10 @@ pub fn run_from<P: Puzzle + ?Sized>(
         let bar = reporter.bar(csr.node_count() as u64, format!("distances {label}"));
         let progress = |visited| bar.set_position(visited);
         let dist = if reverse {
-            bfs_reverse(csr, src, progress)?
+            // A directed graph is always stored.
+            bfs_reverse(&csr.view(), src, progress)?
         } else {
-            bfs(csr, src, progress)?
+            bfs(rows, src, progress)?
         };
         bar.finish();
         Ok(dist)
@@ -267,29 +278,38 @@ pub fn run_with<P: Puzzle + ?Sized>(
     Ok((Distances { artifact }, outcome))
 }
 
-/// Parallel direction-optimizing BFS from `sources`; `progress` gets the visited count per level.
-pub fn bfs(csr: &Csr, sources: &[u32], progress: impl Fn(u64)) -> Result<Vec<u16>, StageError> {
-    level_bfs(csr, sources, false, progress)
+/// Parallel direction-optimizing BFS from `sources` over an undirected graph (top-down only
+/// when its rows are regenerated: a bottom-up level would generate the row of every unvisited
+/// state); `progress` gets the visited count per level.
+pub fn bfs(
+    rows: &impl Rows,
+    sources: &[u32],
+    progress: impl Fn(u64),
+) -> Result<Vec<u16>, StageError> {
+    level_bfs(rows, sources, false, progress)
 }
 
 /// Parallel BFS along the arcs *backwards*: the distance of every state to the nearest of
 /// `sources` (for directed graphs; every level runs bottom-up over the forward arcs, so no
 /// transposed graph is needed).
 pub fn bfs_reverse(
-    csr: &Csr,
+    g: &CsrView<'_>,
     sources: &[u32],
     progress: impl Fn(u64),
 ) -> Result<Vec<u16>, StageError> {
-    level_bfs(csr, sources, true, progress)
+    level_bfs(g, sources, true, progress)
 }
 
+/// `reverse`: `g` is directed and distances are measured to the sources.
 fn level_bfs(
-    csr: &Csr,
+    g: &impl Rows,
     sources: &[u32],
     reverse: bool,
     progress: impl Fn(u64),
 ) -> Result<Vec<u16>, StageError> {
-    let g = csr.view();
+    if !g.is_stored() && !reverse {
+        return bitmap_bfs(g, sources, progress);
+    }
     let n = g.node_count();
     let dist: Vec<AtomicU16> = (0..n)
         .into_par_iter()
@@ -317,20 +337,21 @@ fn level_bfs(
         let next_level = level + 1;
         // Bottom-up asks "has v an arc into the frontier?": the forward search on a symmetric
         // graph, or the backward search on a directed one.
-        let bottom_up = reverse || (!csr.is_directed() && frontier.len() * BOTTOM_UP_DIVISOR > n);
+        let bottom_up = reverse
+            || (!g.is_directed() && g.is_stored() && frontier.len() * BOTTOM_UP_DIVISOR > n);
         frontier = if bottom_up {
             let cur = frontier.into_bits(words);
             let mut next = vec![0u64; words];
             let found: usize = next
                 .par_chunks_mut(CHUNK / 64)
                 .enumerate()
-                .map(|(k, out)| {
+                .map_init(Vec::new, |buf, (k, out)| {
                     let mut found = 0;
                     for v in (k * CHUNK) as u32..((k + 1) * CHUNK).min(n) as u32 {
                         if dist[v as usize].load(Ordering::Relaxed) != UNREACHABLE {
                             continue;
                         }
-                        if g.neighbors(v)
+                        if g.row(v, buf)
                             .iter()
                             .any(|&u| cur[u as usize >> 6] >> (u & 63) & 1 != 0)
                         {
@@ -348,9 +369,9 @@ fn level_bfs(
             let next: Vec<u32> = cur
                 .par_chunks(CHUNK / 16)
                 .flat_map_iter(|chunk| {
-                    let mut local = Vec::new();
+                    let (mut local, mut buf) = (Vec::new(), Vec::new());
                     for &u in chunk {
-                        for &v in g.neighbors(u) {
+                        for &v in g.row(u, &mut buf) {
                             let d = &dist[v as usize];
                             if d.load(Ordering::Relaxed) == UNREACHABLE
                                 && d.compare_exchange(
@@ -375,6 +396,89 @@ fn level_bfs(
         level = next_level;
     }
     Ok(dist.into_iter().map(AtomicU16::into_inner).collect())
+}
+
+/// Words of the frontier bitmap per parallel task of [`bitmap_bfs`].
+const TASK_WORDS: usize = 256;
+
+/// Top-down BFS for rows that cost a move generation each: every state's row is generated once,
+/// when it is on the frontier; neighbours are claimed in a visited bitmap (one bit per state);
+/// each level's new states are the bits it set, and their distances are written in one sweep.
+fn bitmap_bfs(
+    g: &impl Rows,
+    sources: &[u32],
+    progress: impl Fn(u64),
+) -> Result<Vec<u16>, StageError> {
+    let n = g.node_count();
+    let words = n.div_ceil(64);
+    let visited: Vec<AtomicU64> = (0..words)
+        .into_par_iter()
+        .map(|_| AtomicU64::new(0))
+        .collect();
+    let mut dist = vec![UNREACHABLE; n];
+    let mut frontier = vec![0u64; words];
+    for &s in sources {
+        frontier[s as usize >> 6] |= 1 << (s & 63);
+        visited[s as usize >> 6].fetch_or(1 << (s & 63), Ordering::Relaxed);
+        dist[s as usize] = 0;
+    }
+    let mut count = frontier.iter().map(|w| w.count_ones() as u64).sum::<u64>();
+    let mut reached = count;
+    let mut level: u16 = 0;
+    while count > 0 {
+        if level == UNREACHABLE - 1 {
+            return Err(StageError::Invalid(format!(
+                "distances exceed {} levels",
+                UNREACHABLE - 1
+            )));
+        }
+        let before: Vec<u64> = visited
+            .par_iter()
+            .map(|w| w.load(Ordering::Relaxed))
+            .collect();
+        frontier
+            .par_chunks(TASK_WORDS)
+            .enumerate()
+            .for_each_init(Vec::new, |buf, (k, chunk)| {
+                for (j, &word) in chunk.iter().enumerate() {
+                    let mut word = word;
+                    while word != 0 {
+                        let u = ((k * TASK_WORDS + j) * 64) as u32 + word.trailing_zeros();
+                        word &= word - 1;
+                        for &v in g.row(u, buf) {
+                            let (w, bit) = (&visited[v as usize >> 6], 1u64 << (v & 63));
+                            if w.load(Ordering::Relaxed) & bit == 0 {
+                                w.fetch_or(bit, Ordering::Relaxed);
+                            }
+                        }
+                    }
+                }
+            });
+        level += 1;
+        // The new frontier: the bits set during this level; their distance is the level.
+        count = frontier
+            .par_chunks_mut(TASK_WORDS)
+            .zip(dist.par_chunks_mut(TASK_WORDS * 64))
+            .enumerate()
+            .map(|(k, (chunk, dist))| {
+                let mut found = 0;
+                for (j, word) in chunk.iter_mut().enumerate() {
+                    let i = k * TASK_WORDS + j;
+                    *word = visited[i].load(Ordering::Relaxed) & !before[i];
+                    found += word.count_ones() as u64;
+                    let mut bits = *word;
+                    while bits != 0 {
+                        dist[j * 64 + bits.trailing_zeros() as usize] = level;
+                        bits &= bits - 1;
+                    }
+                }
+                found
+            })
+            .sum();
+        reached += count;
+        progress(reached);
+    }
+    Ok(dist)
 }
 
 /// A BFS frontier: a list of states, or a bitmap with its population count.
@@ -498,7 +602,17 @@ mod tests {
             for metric in 0..3 {
                 let (g, _) =
                     graph::run(&u, &states, metric, &dir.path().join("g"), true, q).unwrap();
-                let (d, _) = run(&u, &states, &g, &dir.path().join("d"), set, true, q).unwrap();
+                let (d, _) = run(
+                    &u,
+                    &states,
+                    &g,
+                    &g.view(),
+                    &dir.path().join("d"),
+                    set,
+                    true,
+                    q,
+                )
+                .unwrap();
                 let src = sources(&u, &states).unwrap();
                 assert!(!src.is_empty());
                 assert_eq!(d.values(), &reference::bfs(&g, &src)[..], "{set} {metric}");
@@ -530,7 +644,17 @@ mod tests {
             let (states, _) = enumerate::run(&p, &dir.path().join("s"), true, q).unwrap();
             let (g, _) = graph::run(&p, &states, 0, &dir.path().join("g"), true, q).unwrap();
             assert!(g.is_directed());
-            let (d, _) = run(&p, &states, &g, &dir.path().join("d"), "n2", true, q).unwrap();
+            let (d, _) = run(
+                &p,
+                &states,
+                &g,
+                &g.view(),
+                &dir.path().join("d"),
+                "n2",
+                true,
+                q,
+            )
+            .unwrap();
             let src = sources(&p, &states).unwrap();
             assert_eq!(d.values(), &reference::bfs_reverse(&g, &src)[..]);
             // Removing everything leaves no square: every set reaches a goal; the full grid

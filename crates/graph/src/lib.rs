@@ -1,8 +1,14 @@
-//! Stage 2, **graph**: the full move graph of a space in one metric, as a memory-mapped CSR.
+//! Stage 2, **graph**: the full move graph of a space in one metric, as a memory-mapped CSR —
+//! or, for a puzzle whose moves are cheaper to generate than to read back
+//! ([`Puzzle::stores_graph`] is false), only its degree histogram, the later stages generating
+//! each row again when they need it.
 //!
-//! The artifact has two sections: `offsets` (`u64`, one per state plus one) and `targets` (`u32`
-//! dense indices). Node `u`'s neighbours are `targets[offsets[u]..offsets[u + 1]]`, sorted
-//! ascending and free of duplicates, so the bytes are the same whatever the thread count.
+//! A stored graph has two sections: `offsets` (one per state plus one: `u32` while the arcs fit
+//! in 32 bits, `u64` beyond) and `targets` (`u32` dense indices). Node `u`'s neighbours are
+//! `targets[offsets[u]..offsets[u + 1]]`, sorted ascending and free of duplicates, so the bytes
+//! are the same whatever the thread count. A regenerated graph has one section of `u64`: its
+//! own fingerprint (so its checksum, which the later stages' fingerprints carry, changes with
+//! every input), the number of states, then how many states have each degree.
 //!
 //! Spaces up to 4M states (`ONE_PASS_STATES`) are built in one parallel pass: each chunk of states
 //! keeps its sorted neighbour lists in memory, then the offsets are laid out and every chunk is
@@ -11,7 +17,9 @@
 //! into their place in the targets — generating twice costs less than holding every neighbour
 //! list in memory once more.
 //!
-//! [`Csr`] implements petgraph's visit traits, so petgraph's algorithms run on it directly.
+//! The later stages read rows through [`Rows`]: a stored graph's [`CsrView`], or [`Moves`],
+//! which regenerates them for a graph that is not stored. A stored [`Csr`] implements
+//! petgraph's visit traits, so petgraph's algorithms run on it directly.
 
 use std::path::Path;
 
@@ -29,22 +37,64 @@ use rayon::prelude::*;
 
 /// Artifact kind of move graphs.
 pub const KIND: &str = "csr";
-const VERSION: u32 = 1;
+/// Version 2: `u32` offsets while the arcs fit; graphs the later stages regenerate.
+const VERSION: u32 = 2;
 const CHUNK: usize = 1 << 14;
 
 /// The fingerprint of the graph of `puzzle` in `metric` built over the state table whose
 /// payload checksum is `states_checksum`: the stage and its version, the puzzle's name, space id
-/// and parameters, the metric's name, the table's checksum and whether arcs are one-way.
+/// and parameters, the metric's name, the table's checksum, whether arcs are one-way and
+/// whether the graph is stored or regenerated.
 pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P, metric: usize, states_checksum: u64) -> u64 {
     let mut fp = Fingerprint::new("graph", VERSION);
     huarong_core::add_space(&mut fp, puzzle);
     fp.add_str(puzzle.metrics()[metric])
         .add_u64(states_checksum)
-        .add_bool(puzzle.directed());
+        .add_bool(puzzle.directed())
+        .add_bool(puzzle.stores_graph());
     fp.finish()
 }
 
-/// A verified move graph in compressed sparse row form.
+/// A stored graph's offsets: `u32` while the arcs fit in 32 bits, `u64` beyond.
+#[derive(Debug, Clone, Copy)]
+pub enum Offsets<'a> {
+    Narrow(&'a [u32]),
+    Wide(&'a [u64]),
+}
+
+impl Offsets<'_> {
+    /// Offset `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> usize {
+        match self {
+            Offsets::Narrow(o) => o[i] as usize,
+            Offsets::Wide(o) => o[i] as usize,
+        }
+    }
+
+    /// The half-open range of row `u` in the targets.
+    #[inline]
+    pub fn row(&self, u: usize) -> std::ops::Range<usize> {
+        match self {
+            Offsets::Narrow(o) => o[u] as usize..o[u + 1] as usize,
+            Offsets::Wide(o) => o[u] as usize..o[u + 1] as usize,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Offsets::Narrow(o) => o.len(),
+            Offsets::Wide(o) => o.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A verified move graph: stored in compressed sparse row form, or regenerated (see the crate
+/// documentation).
 #[derive(Debug)]
 pub struct Csr {
     artifact: Artifact,
@@ -72,28 +122,77 @@ impl Csr {
             kind: KIND,
             fingerprint: Some(fingerprint),
         };
-        Ok(Csr {
-            artifact: Artifact::open(path, expect)?,
-            directed,
-        })
+        Self::new(Artifact::open(path, expect)?, directed)
     }
 
-    pub fn offsets(&self) -> &[u64] {
-        self.artifact.section(0)
+    /// A graph from its verified artifact, after checking the sections have a graph's shape.
+    fn new(artifact: Artifact, directed: bool) -> Result<Self, StageError> {
+        let h = artifact.header();
+        let shape = h.sections.iter().map(|s| s.elem_size).collect::<Vec<_>>();
+        let ok = match shape[..] {
+            [4 | 8, 4] => h.sections[0].len >= 1,
+            [8] => {
+                let info: &[u64] = artifact.section(0);
+                info.len() >= 2 && info[0] == h.fingerprint
+            }
+            _ => false,
+        };
+        if !ok {
+            return Err(StageError::Invalid(format!(
+                "{}: not a move graph (sections {:?})",
+                artifact.path().display(),
+                h.sections
+            )));
+        }
+        Ok(Csr { artifact, directed })
     }
 
+    /// Whether the rows are stored (`false`: the later stages regenerate them, [`Moves`]).
+    pub fn is_stored(&self) -> bool {
+        self.artifact.header().sections.len() == 2
+    }
+
+    /// A regenerated graph's record: fingerprint, states, degree histogram.
+    fn info(&self) -> Option<&[u64]> {
+        (!self.is_stored()).then(|| self.artifact.section(0))
+    }
+
+    /// The offsets of a stored graph (empty for a regenerated one).
+    pub fn offsets(&self) -> Offsets<'_> {
+        match self.artifact.header().sections[..] {
+            [o, _] if o.elem_size == 4 => Offsets::Narrow(self.artifact.section(0)),
+            [_, _] => Offsets::Wide(self.artifact.section(0)),
+            _ => Offsets::Narrow(&[]),
+        }
+    }
+
+    /// The targets of a stored graph (empty for a regenerated one).
     pub fn targets(&self) -> &[u32] {
-        self.artifact.section(1)
+        if self.is_stored() {
+            self.artifact.section(1)
+        } else {
+            &[]
+        }
     }
 
     /// Number of states.
     pub fn node_count(&self) -> usize {
-        self.offsets().len() - 1
+        match self.info() {
+            Some(info) => info[1] as usize,
+            None => self.offsets().len() - 1,
+        }
     }
 
-    /// Number of stored (directed) adjacency entries.
+    /// Number of (directed) adjacency entries.
     pub fn arc_count(&self) -> u64 {
-        self.targets().len() as u64
+        match self.info() {
+            Some(info) => info[2..]
+                .iter()
+                .enumerate()
+                .map(|(d, &c)| d as u64 * c)
+                .sum(),
+            None => self.targets().len() as u64,
+        }
     }
 
     /// Edges as `summary.parquet` counts them: undirected edges, or arcs for a directed puzzle.
@@ -109,30 +208,45 @@ impl Csr {
         self.directed
     }
 
+    /// The neighbours of `u` in a stored graph (panics on a regenerated one: use [`Csr::rows`]).
     #[inline]
     pub fn neighbors(&self, u: u32) -> &[u32] {
-        let o = self.offsets();
-        &self.targets()[o[u as usize] as usize..o[u as usize + 1] as usize]
+        &self.targets()[self.offsets().row(u as usize)]
     }
 
     /// How many states have each out-degree (`counts[d]` states have `d` moves).
     pub fn degree_histogram(&self) -> Vec<u64> {
-        let o = self.offsets();
-        huarong_core::tally(self.node_count(), |u| Some((o[u + 1] - o[u]) as usize))
+        match self.info() {
+            Some(info) => info[2..].to_vec(),
+            None => {
+                let o = self.offsets();
+                huarong_core::tally(self.node_count(), |u| Some(o.row(u).len()))
+            }
+        }
     }
 
-    /// Plain slices of the two sections, for hot loops.
+    /// Plain slices of a stored graph's two sections, for hot loops.
     pub fn view(&self) -> CsrView<'_> {
         CsrView {
             offsets: self.offsets(),
             targets: self.targets(),
+            directed: self.directed,
         }
     }
 
-    #[inline]
-    pub fn degree(&self, u: u32) -> usize {
-        let o = self.offsets();
-        (o[u as usize + 1] - o[u as usize]) as usize
+    /// The rows of this graph of `puzzle` in `metric` over `states`: read from the CSR when it is
+    /// stored, generated from the moves otherwise.
+    pub fn rows<'a, P: Puzzle + ?Sized>(
+        &'a self,
+        puzzle: &'a P,
+        states: &'a StateTable,
+        metric: usize,
+    ) -> Moves<'a, P> {
+        if self.is_stored() {
+            Moves::Stored(self.view())
+        } else {
+            Moves::Regenerated(Regenerated::new(puzzle, states, metric))
+        }
     }
 
     pub fn checksum(&self) -> u64 {
@@ -144,22 +258,148 @@ impl Csr {
     }
 }
 
-/// The offsets and targets of a [`Csr`] as plain slices.
+/// A graph's rows as the stages after the graph stage read them.
+pub trait Rows: Sync {
+    /// Number of states.
+    fn node_count(&self) -> usize;
+
+    /// The sorted, distinct neighbours of `u`: a slice of the stored graph, or generated into
+    /// `buf`.
+    fn row<'a>(&'a self, u: u32, buf: &'a mut Vec<u32>) -> &'a [u32];
+
+    /// Whether a row is read from memory (`false`: each costs a move generation, so a
+    /// breadth-first search should not ask for rows it can do without).
+    fn is_stored(&self) -> bool;
+
+    /// Whether arcs are one-way (rows list successors only).
+    fn is_directed(&self) -> bool;
+}
+
+/// The offsets and targets of a stored [`Csr`] as plain slices.
 #[derive(Debug, Clone, Copy)]
 pub struct CsrView<'a> {
-    pub offsets: &'a [u64],
+    pub offsets: Offsets<'a>,
     pub targets: &'a [u32],
+    pub directed: bool,
 }
 
 impl<'a> CsrView<'a> {
     #[inline]
     pub fn neighbors(&self, u: u32) -> &'a [u32] {
-        let (a, b) = (self.offsets[u as usize], self.offsets[u as usize + 1]);
-        &self.targets[a as usize..b as usize]
+        &self.targets[self.offsets.row(u as usize)]
     }
 
     pub fn node_count(&self) -> usize {
         self.offsets.len() - 1
+    }
+}
+
+impl Rows for CsrView<'_> {
+    fn node_count(&self) -> usize {
+        CsrView::node_count(self)
+    }
+
+    #[inline]
+    fn row<'a>(&'a self, u: u32, _buf: &'a mut Vec<u32>) -> &'a [u32] {
+        self.neighbors(u)
+    }
+
+    fn is_stored(&self) -> bool {
+        true
+    }
+
+    fn is_directed(&self) -> bool {
+        self.directed
+    }
+}
+
+/// The rows of a graph that is not stored, generated from the puzzle's moves on demand (the
+/// same sorted, distinct lists the graph stage would have stored).
+pub struct Regenerated<'a, P: ?Sized> {
+    puzzle: &'a P,
+    states: &'a StateTable,
+    metric: usize,
+}
+
+impl<P: ?Sized> std::fmt::Debug for Regenerated<'_, P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Regenerated")
+            .field("states", &self.states.len())
+            .field("metric", &self.metric)
+            .finish()
+    }
+}
+
+impl<'a, P: Puzzle + ?Sized> Regenerated<'a, P> {
+    pub fn new(puzzle: &'a P, states: &'a StateTable, metric: usize) -> Self {
+        Regenerated {
+            puzzle,
+            states,
+            metric,
+        }
+    }
+}
+
+impl<P: Puzzle + ?Sized> Rows for Regenerated<'_, P> {
+    fn node_count(&self) -> usize {
+        self.states.len()
+    }
+
+    #[inline]
+    fn row<'a>(&'a self, u: u32, buf: &'a mut Vec<u32>) -> &'a [u32] {
+        let lookup = lookup_in(self.puzzle, self.states);
+        neighbors_of(
+            self.puzzle,
+            self.states,
+            &lookup,
+            self.metric,
+            u as usize,
+            buf,
+        );
+        buf
+    }
+
+    fn is_stored(&self) -> bool {
+        false
+    }
+
+    fn is_directed(&self) -> bool {
+        self.puzzle.directed()
+    }
+}
+
+/// A graph's rows either way ([`Csr::rows`]).
+#[derive(Debug)]
+pub enum Moves<'a, P: ?Sized> {
+    Stored(CsrView<'a>),
+    Regenerated(Regenerated<'a, P>),
+}
+
+impl<P: Puzzle + ?Sized> Rows for Moves<'_, P> {
+    fn node_count(&self) -> usize {
+        match self {
+            Moves::Stored(g) => g.node_count(),
+            Moves::Regenerated(g) => g.node_count(),
+        }
+    }
+
+    #[inline]
+    fn row<'a>(&'a self, u: u32, buf: &'a mut Vec<u32>) -> &'a [u32] {
+        match self {
+            Moves::Stored(g) => g.neighbors(u),
+            Moves::Regenerated(g) => g.row(u, buf),
+        }
+    }
+
+    fn is_stored(&self) -> bool {
+        matches!(self, Moves::Stored(_))
+    }
+
+    fn is_directed(&self) -> bool {
+        match self {
+            Moves::Stored(g) => g.directed,
+            Moves::Regenerated(g) => g.is_directed(),
+        }
     }
 }
 
@@ -218,13 +458,7 @@ pub fn run<P: Puzzle + ?Sized>(
         };
         write(puzzle, states, &target, reporter)
     })?;
-    Ok((
-        Csr {
-            artifact,
-            directed: puzzle.directed(),
-        },
-        outcome,
-    ))
+    Ok((Csr::new(artifact, puzzle.directed())?, outcome))
 }
 
 /// The verified graph of `puzzle` in `metric` at `path`, or the outcome building it will have
@@ -240,10 +474,8 @@ pub fn reuse<P: Puzzle + ?Sized>(
         kind: KIND,
         fingerprint: Some(fingerprint(puzzle, metric, states.checksum())),
     };
-    huarong_core::try_reuse(path, expect, force).map(|artifact| Csr {
-        artifact,
-        directed: puzzle.directed(),
-    })
+    let artifact = huarong_core::try_reuse(path, expect, force)?;
+    Csr::new(artifact, puzzle.directed()).map_err(|e| Outcome::Rebuilt(e.to_string()))
 }
 
 /// Whether [`build_many`] builds several graphs of a space of `states` states in one pass.
@@ -265,7 +497,7 @@ pub fn build_many<P: Puzzle + ?Sized>(
         .iter()
         .map(|&(metric, path)| Target::new(puzzle, states, metric, path))
         .collect();
-    let headers = if one_pass(states.len()) {
+    let headers = if one_pass(states.len()) && puzzle.stores_graph() {
         let names: Vec<&str> = graphs.iter().map(|&(m, _)| puzzle.metrics()[m]).collect();
         let bar = reporter.bar(
             2 * states.len() as u64,
@@ -281,12 +513,7 @@ pub fn build_many<P: Puzzle + ?Sized>(
     targets
         .iter()
         .zip(&headers)
-        .map(|(t, h)| {
-            Ok(Csr {
-                artifact: Artifact::open_written(t.path, h)?,
-                directed: puzzle.directed(),
-            })
-        })
+        .map(|(t, h)| Csr::new(Artifact::open_written(t.path, h)?, puzzle.directed()))
         .collect()
 }
 
@@ -348,6 +575,9 @@ fn write<P: Puzzle + ?Sized>(
     } = *target;
     let n = states.len();
     let lookup = lookup_in(puzzle, states);
+    if !puzzle.stores_graph() {
+        return write_regenerated(puzzle, states, target, reporter);
+    }
     let bar = reporter.bar(
         2 * n as u64,
         format!("graph {} {}", puzzle.space_id(), puzzle.metrics()[metric]),
@@ -386,14 +616,8 @@ fn write<P: Puzzle + ?Sized>(
     }
     let arcs = chunk_start[chunks];
 
-    let w = ArtifactWriter::create(
-        path,
-        KIND,
-        fp,
-        label,
-        &[Section::of::<u64>(n as u64 + 1), Section::of::<u32>(arcs)],
-    )?;
-    w.write(0, 0, &[0u64])?;
+    let w = ArtifactWriter::create(path, KIND, fp, label, &sections(n, arcs))?;
+    write_offsets(&w, 0, &[0u64], arcs)?;
 
     // Pass 2: each chunk generates its neighbour lists and writes its own slices of the offsets
     // and targets; nothing the size of the graph is held in memory.
@@ -415,12 +639,111 @@ fn write<P: Puzzle + ?Sized>(
                     "{label}: neighbour generation is not deterministic (chunk {k})"
                 )));
             }
-            w.write(0, start as u64 + 1, offs)?;
+            write_offsets(&w, start as u64 + 1, offs, arcs)?;
             w.write(1, chunk_start[k], targets)?;
             bar.inc((end - start) as u64);
             Ok(())
         },
     )?;
+    bar.finish();
+    Ok(w.finish()?)
+}
+
+/// The sections of a stored graph of `n` states and `arcs` arcs: `u32` offsets while `arcs`
+/// fits in 32 bits.
+fn sections(n: usize, arcs: u64) -> [Section; 2] {
+    let offsets = if narrow(arcs) {
+        Section::of::<u32>(n as u64 + 1)
+    } else {
+        Section::of::<u64>(n as u64 + 1)
+    };
+    [offsets, Section::of::<u32>(arcs)]
+}
+
+fn narrow(arcs: u64) -> bool {
+    arcs <= u32::MAX as u64
+}
+
+/// Writes `offsets` from offset `first` on, in the width [`sections`] chose for `arcs`.
+fn write_offsets(
+    w: &ArtifactWriter,
+    first: u64,
+    offsets: &[u64],
+    arcs: u64,
+) -> Result<(), StageError> {
+    if narrow(arcs) {
+        let narrow: Vec<u32> = offsets.iter().map(|&o| o as u32).collect();
+        w.write(0, first, &narrow)?;
+    } else {
+        w.write(0, first, offsets)?;
+    }
+    Ok(())
+}
+
+/// Writes the record of a graph the later stages regenerate: its fingerprint, the number of
+/// states and the degree histogram (from [`Puzzle::distinct_degree`] where the puzzle knows
+/// it, else by generating each row).
+fn write_regenerated<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    states: &StateTable,
+    target: &Target<'_>,
+    reporter: &Reporter,
+) -> Result<Header, StageError> {
+    if puzzle.directed() {
+        return Err(StageError::Invalid(format!(
+            "{}: a directed graph must be stored (its components need every row at once)",
+            target.label
+        )));
+    }
+    let n = states.len();
+    let bar = reporter.bar(
+        n as u64,
+        format!(
+            "graph {} {}",
+            puzzle.space_id(),
+            puzzle.metrics()[target.metric]
+        ),
+    );
+    let rows = Regenerated::new(puzzle, states, target.metric);
+    let histogram = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map_init(Vec::new, |buf, k| {
+            let mut counts = Vec::new();
+            let end = ((k + 1) * CHUNK).min(n);
+            for i in k * CHUNK..end {
+                let d = match puzzle.distinct_degree(
+                    i as u64,
+                    code_of(puzzle, states, i),
+                    target.metric,
+                ) {
+                    Some(d) => d,
+                    None => rows.row(i as u32, buf).len(),
+                };
+                if counts.len() <= d {
+                    counts.resize(d + 1, 0u64);
+                }
+                counts[d] += 1;
+            }
+            bar.inc((end - k * CHUNK) as u64);
+            counts
+        })
+        .reduce(Vec::new, |mut a, b| {
+            if a.len() < b.len() {
+                a.resize(b.len(), 0);
+            }
+            a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+            a
+        });
+    let mut info = vec![target.fp, n as u64];
+    info.extend(histogram);
+    let w = ArtifactWriter::create(
+        target.path,
+        KIND,
+        target.fp,
+        &target.label,
+        &[Section::of::<u64>(info.len() as u64)],
+    )?;
+    w.write(0, 0, &info)?;
     bar.finish();
     Ok(w.finish()?)
 }
@@ -473,7 +796,7 @@ fn write_one_pass<P: Puzzle + ?Sized>(
             KIND,
             target.fp,
             &target.label,
-            &[Section::of::<u64>(n as u64 + 1), Section::of::<u32>(arcs)],
+            &sections(n, arcs),
         )?;
         let mut offsets = Vec::with_capacity(n + 1);
         offsets.push(0u64);
@@ -487,7 +810,7 @@ fn write_one_pass<P: Puzzle + ?Sized>(
             }
         }
         debug_assert_eq!(offsets.len(), n + 1);
-        w.write(0, 0, &offsets)?;
+        write_offsets(&w, 0, &offsets, arcs)?;
         headers.push(w.finish()?);
     }
     bar.finish();
@@ -609,6 +932,42 @@ impl<'a> IntoEdgeReferences for &'a Csr {
 mod tests {
     use super::*;
     use klotski::{PieceSet, Unlabeled};
+
+    /// Offsets are `u32` while the arcs fit in 32 bits and `u64` beyond; a reader takes either,
+    /// and refuses sections of another shape.
+    #[test]
+    fn offsets_of_either_width_read_the_same() {
+        assert!(narrow(u32::MAX as u64) && !narrow(u32::MAX as u64 + 1));
+        assert_eq!(sections(3, 5)[0], Section::of::<u32>(4));
+        assert_eq!(sections(3, 1 << 32)[0], Section::of::<u64>(4));
+        let dir = tempfile::tempdir().unwrap();
+        let (offsets, targets) = ([0u64, 2, 3, 4], [1u32, 2, 0, 0]);
+        let write = |name: &str, wide: bool| {
+            let path = dir.path().join(name);
+            let arcs = if wide { 1 << 32 } else { 4 };
+            let mut shape = sections(3, arcs);
+            shape[1] = Section::of::<u32>(4);
+            let w = ArtifactWriter::create(&path, KIND, 7, "t", &shape).unwrap();
+            write_offsets(&w, 0, &offsets, arcs).unwrap();
+            w.write(1, 0, &targets).unwrap();
+            w.finish().unwrap();
+            Csr::open_with(&path, 7, true).unwrap()
+        };
+        for (g, wide) in [(write("n", false), false), (write("w", true), true)] {
+            assert_eq!(matches!(g.offsets(), Offsets::Wide(_)), wide);
+            assert!(g.is_stored());
+            assert_eq!(g.node_count(), 3);
+            assert_eq!(g.neighbors(0), &[1, 2]);
+            assert_eq!(g.neighbors(2), &[0]);
+            assert_eq!(g.degree_histogram(), vec![0, 2, 1]);
+        }
+        let path = dir.path().join("odd");
+        let w = ArtifactWriter::create(&path, KIND, 7, "t", &[Section::of::<u16>(3)]).unwrap();
+        w.write(0, 0, &[1u16, 2, 3]).unwrap();
+        w.finish().unwrap();
+        let err = Csr::open_with(&path, 7, false).unwrap_err().to_string();
+        assert!(err.contains("not a move graph"), "{err}");
+    }
 
     #[test]
     fn graph_is_symmetric_sorted_and_matches_moves() {

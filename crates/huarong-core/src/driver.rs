@@ -253,9 +253,9 @@ pub struct SpaceView<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct MetricView<'a> {
     pub name: &'a str,
-    /// CSR offsets (one per state plus one) and targets.
-    pub offsets: &'a [u64],
-    pub targets: &'a [u32],
+    /// The targets of every arc (each state's neighbours in turn), when the graph is stored
+    /// (`None` for a puzzle whose later stages regenerate its moves, [`crate::Puzzle::stores_graph`]).
+    pub targets: Option<&'a [u32]>,
     /// Component id of every state, and the size of every component.
     pub components: &'a [u32],
     pub component_sizes: &'a [u64],

@@ -84,6 +84,15 @@ pub trait Puzzle: Sync + Send {
         DistanceSources::Goals
     }
 
+    /// Whether the graph stage stores the move graph (the default), or records only its degree
+    /// histogram and the later stages generate each row again from the moves when they need
+    /// it: for an undirected puzzle whose moves cost less to generate than a stored graph costs
+    /// to write and read back (the sliding tiles, whose ranks are computed). Part of the graph's
+    /// fingerprint.
+    fn stores_graph(&self) -> bool {
+        true
+    }
+
     /// The number of distinct neighbours of state `index`, if the puzzle knows it without
     /// generating them (the graph stage then skips a generation pass). `None` by default.
     fn distinct_degree(&self, index: u64, code: u64, metric: usize) -> Option<usize> {

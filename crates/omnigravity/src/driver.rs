@@ -104,8 +104,9 @@ impl Section for OmniGravitySection {
     fn answer(&self, space: &SpaceView<'_>, metric: usize) -> Option<u64> {
         let (name, board) = &self.boards[space.index];
         let start = space.index_of(board.start())?;
+        // OmniGravity's graph is directed, so always stored.
         let entered = space.metrics[metric]
-            .targets
+            .targets?
             .par_iter()
             .any(|&t| t == start);
         let counted =

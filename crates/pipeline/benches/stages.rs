@@ -140,7 +140,9 @@ fn stage_rows(dir: &Path, l: &Labeled) {
         row(&format!("graph {name}"), t, baseline);
 
         let cpath = dir.join(format!("components-{name}.bin"));
-        let (t, (comps, _)) = time(5, || components::run(&csr, &cpath, name, true, q).unwrap());
+        let (t, (comps, _)) = time(5, || {
+            components::run(&csr, &csr.view(), &cpath, name, true, q).unwrap()
+        });
         let (tb, ids) = time(3, || components::reference::component_ids(&csr));
         assert_eq!(comps.ids(), &ids[..]);
         row(
@@ -152,7 +154,7 @@ fn stage_rows(dir: &Path, l: &Labeled) {
 
         let dpath = dir.join(format!("distances-{name}.bin"));
         let (t, (dists, _)) = time(5, || {
-            distances::run(l, &states, &csr, &dpath, name, true, q).unwrap()
+            distances::run(l, &states, &csr, &csr.view(), &dpath, name, true, q).unwrap()
         });
         let src = distances::sources(l, &states).unwrap();
         let (tb, reference) = time(3, || distances::reference::bfs(&csr, &src));
@@ -246,11 +248,20 @@ fn universe(dir: &Path) {
             let q = &Reporter::quiet();
             let states = enumerate::StateTable::open(&d.join("states.bin"), u).unwrap();
             let csr = graph::Csr::open(&d.join("graph-piece.csr"), u, piece, &states).unwrap();
-            components::run(&csr, &d.join("components-piece.bin"), "u", true, q).unwrap();
+            components::run(
+                &csr,
+                &csr.view(),
+                &d.join("components-piece.bin"),
+                "u",
+                true,
+                q,
+            )
+            .unwrap();
             distances::run(
                 u,
                 &states,
                 &csr,
+                &csr.view(),
                 &d.join("distances-piece.bin"),
                 "u",
                 true,
@@ -289,13 +300,24 @@ fn timely_vs_local(dir: &Path) {
     let (csr, _) = graph::run(&l, &states, piece, &dir.join("g.csr"), true, q).unwrap();
     let src = distances::sources(&l, &states).unwrap();
     let local_c = median_secs(5, || {
-        components::run(&csr, &dir.join("c-local"), "l", true, q).unwrap();
+        components::run(&csr, &csr.view(), &dir.join("c-local"), "l", true, q).unwrap();
     });
     let local_d = median_secs(5, || {
-        distances::run_from(&l, &states, &csr, &src, &dir.join("d-local"), "l", true, q).unwrap();
+        distances::run_from(
+            &l,
+            &states,
+            &csr,
+            &csr.view(),
+            &src,
+            &dir.join("d-local"),
+            "l",
+            true,
+            q,
+        )
+        .unwrap();
     });
     let local = distances::Distances::open(&dir.join("d-local"), &l, &states, &csr).unwrap();
-    let local_roots = components::union_find_roots(&csr, |_| {});
+    let local_roots = components::union_find_roots(&csr.view(), |_| {});
     println!(
         "| labeled classic, piece metric, whole stage (compute + write the artifact), median of 5 | components | distances |"
     );
@@ -308,7 +330,7 @@ fn timely_vs_local(dir: &Path) {
         let mut ct = None;
         let timely_c = median_secs(5, || {
             components::run_with(&csr, &dir.join("c-timely"), "t", true, || {
-                let (roots, t) = dataflow::component_roots(&csr, &cluster)?.unwrap();
+                let (roots, t) = dataflow::component_roots(&csr.view(), &cluster)?.unwrap();
                 assert_eq!(roots, local_roots);
                 ct = Some(t);
                 Ok(roots)
@@ -326,7 +348,7 @@ fn timely_vs_local(dir: &Path) {
                 "t",
                 true,
                 |s| {
-                    let (dist, t) = dataflow::distances(&csr, s, &cluster)?.unwrap();
+                    let (dist, t) = dataflow::distances(&csr.view(), s, &cluster)?.unwrap();
                     assert_eq!(local.values(), &dist[..]);
                     dt = Some(t);
                     Ok(dist)

@@ -220,22 +220,24 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
                 )
             })?,
         };
+        // The rows as the later stages read them: the stored CSR, or regenerated moves.
+        let rows = csr.rows(puzzle, &states, m);
         if let Some(cluster) = opts.engine.cluster(puzzle)
             && !cluster.is_leader()
         {
             // A follower process: take part in both dataflows; the leader writes.
-            dataflow::component_roots(&csr, cluster)?;
-            dataflow::distances(&csr, &src, cluster)?;
+            dataflow::component_roots(&rows, cluster)?;
+            dataflow::distances(&rows, &src, cluster)?;
             continue;
         }
         let force_dataflow = force || opts.engine.multi_process();
         let comps = timer.time(&format!("comps {name}"), || {
             let path = dir.join(files::components(name));
             match opts.engine.cluster(puzzle) {
-                None => components::run(&csr, &path, &label, force, reporter),
+                None => components::run(&csr, &rows, &path, &label, force, reporter),
                 Some(c) => components::run_with(&csr, &path, &label, force_dataflow, || {
                     let (roots, _) =
-                        dataflow::component_roots(&csr, c)?.expect("the leader gathers the roots");
+                        dataflow::component_roots(&rows, c)?.expect("the leader gathers the roots");
                     Ok(roots)
                 }),
             }
@@ -243,9 +245,9 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
         let dists = timer.time(&format!("dist {name}"), || {
             let path = dir.join(files::distances(name));
             match opts.engine.cluster(puzzle) {
-                None => {
-                    distances::run_from(puzzle, &states, &csr, &src, &path, &label, force, reporter)
-                }
+                None => distances::run_from(
+                    puzzle, &states, &csr, &rows, &src, &path, &label, force, reporter,
+                ),
                 Some(c) => distances::run_with(
                     puzzle,
                     &states,
@@ -255,7 +257,7 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
                     &label,
                     force_dataflow,
                     |src| {
-                        let (dist, _) = dataflow::distances(&csr, src, c)?
+                        let (dist, _) = dataflow::distances(&rows, src, c)?
                             .expect("the leader gathers the distances");
                         Ok(dist)
                     },

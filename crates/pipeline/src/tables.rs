@@ -112,8 +112,7 @@ impl OpenSpace {
                 .iter()
                 .map(|m| MetricView {
                     name: &m.name,
-                    offsets: m.csr.offsets(),
-                    targets: m.csr.targets(),
+                    targets: m.csr.is_stored().then(|| m.csr.targets()),
                     components: m.components.ids(),
                     component_sizes: m.components.sizes(),
                     distances: m.distances.values(),
