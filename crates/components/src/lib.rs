@@ -134,10 +134,8 @@ pub fn union_find_roots(rows: &impl Rows, progress: impl Fn(u64) + Sync) -> Vec<
         .for_each_init(Vec::new, |buf, k| {
             let end = ((k + 1) * CHUNK).min(n);
             for u in (k * CHUNK) as u32..end as u32 {
-                for &v in rows.row(u, buf) {
-                    if v > u {
-                        union(&parent, u, v);
-                    }
+                for &v in rows.row_above(u, buf) {
+                    union(&parent, u, v);
                 }
             }
             progress((end - k * CHUNK) as u64);

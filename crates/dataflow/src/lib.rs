@@ -335,10 +335,8 @@ pub fn component_roots(
             .for_each_init(Vec::new, |buf, c| {
                 for k in c * CHUNK..((c + 1) * CHUNK).min(owned) {
                     let u = (me + k * peers) as u32;
-                    for &v in csr.row(u, buf) {
-                        if v > u {
-                            components::union(&parent, u, v);
-                        }
+                    for &v in csr.row_above(u, buf) {
+                        components::union(&parent, u, v);
                     }
                 }
             });

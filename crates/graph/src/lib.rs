@@ -267,6 +267,12 @@ pub trait Rows: Sync {
     /// `buf`.
     fn row<'a>(&'a self, u: u32, buf: &'a mut Vec<u32>) -> &'a [u32];
 
+    /// The part of `u`'s row above `u` (sorted): each undirected edge once.
+    fn row_above<'a>(&'a self, u: u32, buf: &'a mut Vec<u32>) -> &'a [u32] {
+        let row = self.row(u, buf);
+        &row[row.partition_point(|&v| v <= u)..]
+    }
+
     /// Whether a row is read from memory (`false`: each costs a move generation, so a
     /// breadth-first search should not ask for rows it can do without).
     fn is_stored(&self) -> bool;
@@ -359,6 +365,19 @@ impl<P: Puzzle + ?Sized> Rows for Regenerated<'_, P> {
         buf
     }
 
+    /// Only the moves that lead up in the ranking ([`Puzzle::neighbor_indices_above`]).
+    #[inline]
+    fn row_above<'a>(&'a self, u: u32, buf: &'a mut Vec<u32>) -> &'a [u32] {
+        let lookup = lookup_in(self.puzzle, self.states);
+        buf.clear();
+        let code = code_of(self.puzzle, self.states, u as usize);
+        self.puzzle
+            .neighbor_indices_above(u as u64, code, self.metric, &lookup, buf);
+        buf.sort_unstable();
+        buf.dedup();
+        buf
+    }
+
     fn is_stored(&self) -> bool {
         false
     }
@@ -388,6 +407,14 @@ impl<P: Puzzle + ?Sized> Rows for Moves<'_, P> {
         match self {
             Moves::Stored(g) => g.neighbors(u),
             Moves::Regenerated(g) => g.row(u, buf),
+        }
+    }
+
+    #[inline]
+    fn row_above<'a>(&'a self, u: u32, buf: &'a mut Vec<u32>) -> &'a [u32] {
+        match self {
+            Moves::Stored(g) => g.row_above(u, buf),
+            Moves::Regenerated(g) => g.row_above(u, buf),
         }
     }
 

@@ -123,6 +123,30 @@ pub trait Puzzle: Sync + Send {
         );
     }
 
+    /// The neighbours of state `index` with a larger index (an undirected graph's edges, each
+    /// seen once: what a union-find needs), appended to `out`. The default generates every
+    /// neighbour and keeps the larger ones; a puzzle that can tell which moves lead up in its
+    /// ranking generates only those.
+    fn neighbor_indices_above(
+        &self,
+        index: u64,
+        code: u64,
+        metric: usize,
+        lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+        out: &mut Vec<u32>,
+    ) {
+        let start = out.len();
+        self.neighbor_indices(index, code, metric, lookup, out);
+        let mut keep = start;
+        for k in start..out.len() {
+            if out[k] as u64 > index {
+                out[keep] = out[k];
+                keep += 1;
+            }
+        }
+        out.truncate(keep);
+    }
+
     /// [`Puzzle::neighbor_indices`] in several metrics at once: appends state `index`'s
     /// neighbours in `metrics[k]` to `outs[k]`. The default asks for each metric in turn; a
     /// puzzle whose metrics share their moves (Huarong Dao's step moves are straight moves, its

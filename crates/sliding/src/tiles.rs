@@ -412,6 +412,31 @@ impl Puzzle for Tiles {
         self.each_successor(code, |s| out.push(s as u32));
     }
 
+    /// A rank grows with the blank's cell: the moves up in the ranking are the blank's moves
+    /// right and down (only the latter unranks).
+    fn neighbor_indices_above(
+        &self,
+        _index: u64,
+        code: u64,
+        _metric: usize,
+        _lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+        out: &mut Vec<u32>,
+    ) {
+        let blank = (code / self.per_blank) as usize;
+        if !(blank + 1).is_multiple_of(self.cols) {
+            out.push((code + self.per_blank) as u32);
+        }
+        let x = blank + self.cols;
+        if x < self.n {
+            let (mut cells, _) = self.cells(code);
+            let before = self.lehmer_window(&cells, blank, blank);
+            cells.swap(blank, x);
+            let after = self.lehmer_window(&cells, blank, x);
+            let base = code % self.per_blank;
+            out.push((x as u64 * self.per_blank + base + after - before) as u32);
+        }
+    }
+
     fn is_goal(&self, code: u64) -> bool {
         // A goal placing every tile has one blank cell: most positions fail on it alone.
         if self.goal_blank.is_some_and(|b| code / self.per_blank != b) {
@@ -557,6 +582,17 @@ mod tests {
                 let mut fast = Vec::new();
                 t.each_successor(code, |s| fast.push(s));
                 assert_eq!(fast, slow, "{rows}x{cols} {code}");
+                // The moves up in the ranking: the larger neighbours.
+                let mut above = Vec::new();
+                t.neighbor_indices_above(code, code, 0, &|c| Some(c as u32), &mut above);
+                above.sort_unstable();
+                let mut want: Vec<u32> = slow
+                    .iter()
+                    .filter(|&&s| s > code)
+                    .map(|&s| s as u32)
+                    .collect();
+                want.sort_unstable();
+                assert_eq!(above, want, "{rows}x{cols} {code} above");
             }
         }
     }
