@@ -26,24 +26,26 @@ struct Config {
     puzzles: Vec<String>,
     #[serde(default = "all_metrics")]
     metrics: Vec<String>,
-    #[serde(default = "yes")]
-    state_tables: bool,
+    #[serde(default)]
+    state_tables: Option<bool>,
 }
 
 fn all_metrics() -> Vec<String> {
     METRICS.iter().map(|m| m.to_string()).collect()
 }
 
-fn yes() -> bool {
-    true
-}
+/// Without `state_tables`, a space of more positions than this gets no per-position tables (a
+/// ranked space, whose size is known before it is built: the 11-puzzles' 239,500,800 rows
+/// would take gigabytes of Parquet); explored spaces and smaller ranked ones get them.
+pub const STATE_TABLES_UP_TO: u64 = 50_000_000;
 
 /// A validated `[sliding]` section.
 #[derive(Debug, Clone)]
 pub struct SlidingSection {
     pub puzzles: Vec<SlidingPuzzle>,
     pub metrics: Vec<usize>,
-    pub state_tables: bool,
+    /// Per-position tables: as the section says, or by size ([`STATE_TABLES_UP_TO`]).
+    pub state_tables: Option<bool>,
 }
 
 /// The space a puzzle's positions are counted in: the sliding tiles as a ranked space (a dense
@@ -103,7 +105,8 @@ impl Driver for SlidingDriver {
         "[sliding]\n\
          puzzles = [\"puzzles/pennant.toml\"]       # one space per file, named by its stem\n\
          metrics = [\"step\", \"straight\", \"piece\"]\n\
-         state_tables = true                      # per-position states/components tables\n"
+         state_tables = true                      # per-position states/components tables\n\
+         #   (default: on up to 50,000,000 positions, off above)\n"
     }
 
     fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, String> {
@@ -158,8 +161,13 @@ impl Section for SlidingSection {
                 let mut s = SpaceSpec::new(space, self.metrics.clone());
                 s.tags = vec![("labeled", Value::Bool(p.labeled))];
                 s.named = vec![("start".into(), start)];
-                s.states_table = self.state_tables;
-                s.components_table = self.state_tables;
+                let tables = self.state_tables.unwrap_or_else(|| {
+                    s.puzzle
+                        .ranked_len()
+                        .is_none_or(|n| n <= STATE_TABLES_UP_TO)
+                });
+                s.states_table = tables;
+                s.components_table = tables;
                 s
             })
             .collect();
@@ -304,5 +312,40 @@ impl Instance for PuzzleInstance {
                 picture: self.puzzle.picture(c),
             })
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(state_tables: &str) -> Vec<bool> {
+        let text = format!(
+            "[sliding]\npuzzles = [\"puzzles/eight.toml\", \"puzzles/eleven-4x3.toml\"]\n{state_tables}"
+        );
+        let read = |file: &str| {
+            std::fs::read_to_string(std::path::Path::new("../..").join(file))
+                .map_err(|e| e.to_string())
+        };
+        let input = SectionInput::new("sliding", &text, &read);
+        let section = SlidingDriver.load(&input).unwrap();
+        section
+            .spaces()
+            .spaces
+            .iter()
+            .map(|s| {
+                assert_eq!(s.states_table, s.components_table);
+                s.states_table
+            })
+            .collect()
+    }
+
+    /// Per-position tables by default for the 8-puzzle (181,440 positions), not for the
+    /// 11-puzzle (239,500,800 > 50,000,000); as written when the section says.
+    #[test]
+    fn state_tables_default_by_size() {
+        assert_eq!(plan(""), [true, false]);
+        assert_eq!(plan("state_tables = true\n"), [true, true]);
+        assert_eq!(plan("state_tables = false\n"), [false, false]);
     }
 }
