@@ -38,39 +38,107 @@ pub fn fingerprint_of(csr_checksum: u64, directed: bool) -> u64 {
         .finish()
 }
 
-/// A verified component table.
+/// A verified component table: one artifact, or the parts a multi-process run wrote
+/// ([`huarong_core::shards`]; part `k` holds the ids of states `k, k + W, …`, part 0 also the
+/// sizes), read back into index order.
 #[derive(Debug)]
 pub struct Components {
-    artifact: Artifact,
+    table: Table,
+}
+
+#[derive(Debug)]
+enum Table {
+    Whole(Artifact),
+    Parts {
+        ids: Vec<u32>,
+        sizes: Vec<u64>,
+        checksum: u64,
+    },
 }
 
 impl Components {
     pub fn open(path: &Path, csr: &Csr) -> Result<Self, StageError> {
-        let expect = Expect {
-            kind: KIND,
-            fingerprint: Some(fingerprint(csr)),
+        Self::open_with(path, fingerprint(csr))
+    }
+
+    /// Opens the table at `path`, or its parts when only they are there, which must carry
+    /// `fingerprint` (the parts: theirs as parts of it).
+    pub fn open_with(path: &Path, fingerprint: u64) -> Result<Self, StageError> {
+        let (dir, name) = huarong_core::shards::split(path);
+        let Some(parts) = huarong_core::shards::parts_of(dir, name) else {
+            let expect = Expect {
+                kind: KIND,
+                fingerprint: Some(fingerprint),
+            };
+            return Ok(Components {
+                table: Table::Whole(Artifact::open(path, expect)?),
+            });
         };
+        let count = parts.len();
+        let opened = parts
+            .iter()
+            .enumerate()
+            .map(|(k, part)| {
+                let expect = Expect {
+                    kind: KIND,
+                    fingerprint: Some(huarong_core::shards::part_fingerprint(
+                        fingerprint,
+                        k,
+                        count,
+                    )),
+                };
+                Artifact::open(part, expect)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let id_parts: Vec<&[u32]> = opened.iter().map(|a| a.section(0)).collect();
+        let ids = huarong_core::shards::interleave(&id_parts).ok_or_else(|| {
+            StageError::Invalid(format!(
+                "{}: its {count} parts do not fit together",
+                path.display()
+            ))
+        })?;
+        let sizes = opened[0].section::<u64>(1).to_vec();
+        if ids.iter().any(|&c| c as usize >= sizes.len()) {
+            return Err(StageError::Invalid(format!(
+                "{}: a part names a component its part 0 does not size",
+                path.display()
+            )));
+        }
         Ok(Components {
-            artifact: Artifact::open(path, expect)?,
+            table: Table::Parts {
+                ids,
+                sizes,
+                checksum: huarong_core::shards::checksum(&opened),
+            },
         })
     }
 
     /// Component id of every state; ids count up in order of the components' smallest members.
     pub fn ids(&self) -> &[u32] {
-        self.artifact.section(0)
+        match &self.table {
+            Table::Whole(a) => a.section(0),
+            Table::Parts { ids, .. } => ids,
+        }
     }
 
     /// Size of every component.
     pub fn sizes(&self) -> &[u64] {
-        self.artifact.section(1)
+        match &self.table {
+            Table::Whole(a) => a.section(1),
+            Table::Parts { sizes, .. } => sizes,
+        }
     }
 
     pub fn count(&self) -> usize {
         self.sizes().len()
     }
 
+    /// The payload checksum (of the parts' checksums, for parts).
     pub fn checksum(&self) -> u64 {
-        self.artifact.header().checksum
+        match &self.table {
+            Table::Whole(a) => a.header().checksum,
+            Table::Parts { checksum, .. } => *checksum,
+        }
     }
 }
 
@@ -122,7 +190,12 @@ pub fn run_with(
         }
         write(roots, path, fp, label)
     })?;
-    Ok((Components { artifact }, outcome))
+    Ok((
+        Components {
+            table: Table::Whole(artifact),
+        },
+        outcome,
+    ))
 }
 
 /// For every node, the smallest member of its connected component (parallel union-find).
@@ -273,9 +346,9 @@ impl Tarjan {
     }
 }
 
-/// Renumbers roots by smallest member (in place: `roots` becomes the ids) and writes ids and
-/// sizes.
-fn write(mut roots: Vec<u32>, path: &Path, fp: u64, label: &str) -> Result<Header, StageError> {
+/// Component ids (numbered in order of the components' smallest members) and sizes from the
+/// roots (every state's smallest component member); `roots` becomes the ids.
+pub fn ids_and_sizes(mut roots: Vec<u32>) -> (Vec<u32>, Vec<u64>) {
     // A root is its component's smallest member, so it comes before every other member: one
     // pass numbers the roots in order and gives each member its root's id. `roots[r]` for an
     // earlier root `r` already holds that id.
@@ -291,19 +364,54 @@ fn write(mut roots: Vec<u32>, path: &Path, fp: u64, label: &str) -> Result<Heade
         roots[i] = id;
         sizes[id as usize] += 1;
     }
+    (roots, sizes)
+}
+
+/// Renumbers roots by smallest member and writes ids and sizes.
+fn write(roots: Vec<u32>, path: &Path, fp: u64, label: &str) -> Result<Header, StageError> {
+    let (ids, sizes) = ids_and_sizes(roots);
+    write_table(&ids, &sizes, path, fp, label)
+}
+
+fn write_table(
+    ids: &[u32],
+    sizes: &[u64],
+    path: &Path,
+    fp: u64,
+    label: &str,
+) -> Result<Header, StageError> {
     let w = ArtifactWriter::create(
         path,
         KIND,
         fp,
         label,
         &[
-            Section::of::<u32>(roots.len() as u64),
+            Section::of::<u32>(ids.len() as u64),
             Section::of::<u64>(sizes.len() as u64),
         ],
     )?;
-    w.write(0, 0, &roots)?;
-    w.write(1, 0, &sizes)?;
+    w.write(0, 0, ids)?;
+    w.write(1, 0, sizes)?;
     Ok(w.finish()?)
+}
+
+/// Writes part `k` of `count` of the table at `path` whose fingerprint is `fingerprint`: the
+/// ids of states `k, k + count, …` and, in part 0 only, every component's size (empty in the
+/// others).
+pub fn write_part(
+    path: &Path,
+    fingerprint: u64,
+    label: &str,
+    (k, count): (usize, usize),
+    ids: &[u32],
+    sizes: &[u64],
+) -> Result<(), StageError> {
+    let (dir, name) = huarong_core::shards::split(path);
+    let fp = huarong_core::shards::part_fingerprint(fingerprint, k, count);
+    let sizes = if k == 0 { sizes } else { &[] };
+    let part = dir.join(huarong_core::shards::part_name(name, k, count));
+    write_table(ids, sizes, &part, fp, label)?;
+    Ok(())
 }
 
 /// Simple, obviously correct references for tests and benchmarks.

@@ -17,7 +17,9 @@
 //! local indices, delta-varint or bitmap encoded (whichever is smaller); a worker sends a state at
 //! most once (a bitmap of what it has sent). Every batch carries the sender's frontier size, so
 //! all workers see together when a level reaches nothing and stop in the same round. The owners
-//! then send their distances to worker 0.
+//! then send their distances to worker 0 ([`distances`]), or each writes the part of the table
+//! holding its own states ([`distance_parts`]; components likewise: [`component_parts`], process
+//! 0 numbering the components and sending every worker its states' ids).
 //!
 //! A round is one timely epoch; its batches are all delivered when the probe passes it. Several
 //! processes connect over TCP with [`connect`] (timely's own setup polls once a second).
@@ -318,6 +320,37 @@ pub fn component_roots(
     rows: &dyn Rows,
     cluster: &Cluster,
 ) -> Result<Option<(Vec<u32>, Traffic)>, StageError> {
+    let gathered = merged_forest(rows, cluster, None)?;
+    Ok(gathered.map(|(roots, traffic)| (roots.expect("gathered"), traffic)))
+}
+
+/// Writes one part of a component table: `((k, W), ids of states k, k + W, …, sizes)` (sizes
+/// only for part 0, empty otherwise).
+pub type ComponentPart =
+    dyn Fn((usize, usize), &[u32], &[u64]) -> Result<(), StageError> + Send + Sync;
+
+/// Components with the table written in parts ([`huarong_core::shards`]): after the merge,
+/// process 0 numbers the components and sends every worker the ids of its own states; each
+/// worker writes its part with `write` (on its own process), then all wait for every part.
+/// The traffic on process 0 (`None` elsewhere); the ids sent are `Traffic::gathered`.
+pub fn component_parts(
+    rows: &dyn Rows,
+    cluster: &Cluster,
+    write: Arc<ComponentPart>,
+) -> Result<Option<Traffic>, StageError> {
+    Ok(merged_forest(rows, cluster, Some(write))?.map(|(_, traffic)| traffic))
+}
+
+/// The union-find over every worker's states, the forests merged at process 0; then either the
+/// roots gathered there (`write` is `None`) or the component table written in parts.
+#[allow(clippy::type_complexity)]
+fn merged_forest(
+    rows: &dyn Rows,
+    cluster: &Cluster,
+    write: Option<Arc<ComponentPart>>,
+) -> Result<Option<(Option<Vec<u32>>, Traffic)>, StageError> {
+    let failure: Arc<std::sync::Mutex<Option<StageError>>> = Arc::default();
+    let failed = Arc::clone(&failure);
     let csr = shared(rows)?;
     let n = csr.node_count();
     let threads = cluster.workers.max(1);
@@ -325,7 +358,7 @@ pub fn component_roots(
     // One forest per process, shared by its workers.
     let parent: Arc<Vec<AtomicU32>> =
         Arc::new((0..n as u32).into_par_iter().map(AtomicU32::new).collect());
-    run_workers(cluster, move |worker, mailbox| {
+    let result = run_workers(cluster, move |worker, mailbox| {
         let (me, peers) = (worker.index(), worker.peers());
         let (process, local) = (me / threads, me % threads);
         // This worker's states `me + k·peers`, in parallel chunks.
@@ -359,14 +392,65 @@ pub fn component_roots(
             step *= 2;
         }
         traffic.bytes_per_round = sum_over_workers(worker, mailbox, &traffic.bytes_per_round);
-        (me == 0).then(|| {
-            let roots = (0..n as u32)
+        let roots = || -> Vec<u32> {
+            (0..n as u32)
                 .into_par_iter()
                 .map(|i| components::find(&parent, i))
-                .collect();
-            (roots, traffic)
-        })
-    })
+                .collect()
+        };
+        let Some(write) = &write else {
+            return (me == 0).then(|| (Some(roots()), traffic));
+        };
+        // Process 0 numbers the components and sends every other worker its states' ids.
+        let (mut mine, mut sizes) = (Vec::new(), Vec::new());
+        let mut out: Vec<(u32, Vec<u8>)> = Vec::new();
+        if me == 0 {
+            let (ids, all_sizes) = components::ids_and_sizes(roots());
+            for w in 1..peers {
+                let part = huarong_core::shards::part_of(&ids, w, peers);
+                out.push((w as u32, encode_ids(&part)));
+            }
+            mine = huarong_core::shards::part_of(&ids, 0, peers);
+            sizes = all_sizes;
+        }
+        traffic.gathered = out.iter().map(|b| b.1.len() as u64).sum();
+        for (_, bytes) in mailbox.exchange(worker, out) {
+            mine = decode_ids(&bytes);
+        }
+        if let Err(e) = write((me, peers), &mine, &sizes) {
+            failed.lock().expect("no panic holds it").get_or_insert(e);
+        }
+        // Every part is written before any process goes on.
+        mailbox.exchange(worker, Vec::new());
+        (me == 0).then_some((None, traffic))
+    });
+    if let Some(e) = failure.lock().expect("no panic holds it").take() {
+        return Err(e);
+    }
+    result
+}
+
+/// A part's component ids as varints of each id's zigzag difference from the one before (nearby
+/// states share components, so most differences are small).
+fn encode_ids(ids: &[u32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(ids.len() * 2);
+    let mut prev = 0i64;
+    for &id in ids {
+        let d = id as i64 - prev;
+        put_varint(&mut out, ((d << 1) ^ (d >> 63)) as u64);
+        prev = id as i64;
+    }
+    out
+}
+
+fn decode_ids(bytes: &[u8]) -> Vec<u32> {
+    let (mut ids, mut at, mut prev) = (Vec::new(), 0, 0i64);
+    while at < bytes.len() {
+        let z = get_varint(bytes, &mut at);
+        prev += ((z >> 1) as i64) ^ -((z & 1) as i64);
+        ids.push(prev as u32);
+    }
+    ids
 }
 
 /// Element-wise sums of `values` over all workers (one more round: every worker sends every
@@ -537,10 +621,40 @@ pub fn distances(
     sources: &[u32],
     cluster: &Cluster,
 ) -> Result<Option<(Vec<u16>, Traffic)>, StageError> {
+    let gathered = search(rows, sources, cluster, None)?;
+    Ok(gathered.map(|(all, traffic)| (all.expect("gathered"), traffic)))
+}
+
+/// Writes one part of a distance table: `((k, W), distances of states k, k + W, …)`.
+pub type DistancePart = dyn Fn((usize, usize), &[u16]) -> Result<(), StageError> + Send + Sync;
+
+/// Distances with the table written in parts ([`huarong_core::shards`]): every worker writes
+/// the distances of its own states with `write` (on its own process) instead of sending them to
+/// worker 0, then all wait for every part. The traffic on process 0 (`None` elsewhere).
+pub fn distance_parts(
+    rows: &dyn Rows,
+    sources: &[u32],
+    cluster: &Cluster,
+    write: Arc<DistancePart>,
+) -> Result<Option<Traffic>, StageError> {
+    Ok(search(rows, sources, cluster, Some(write))?.map(|(_, traffic)| traffic))
+}
+
+/// The level-synchronous search; then the distances gathered at worker 0 (`write` is `None`)
+/// or written in parts.
+#[allow(clippy::type_complexity)]
+fn search(
+    rows: &dyn Rows,
+    sources: &[u32],
+    cluster: &Cluster,
+    write: Option<Arc<DistancePart>>,
+) -> Result<Option<(Option<Vec<u16>>, Traffic)>, StageError> {
+    let failure: Arc<std::sync::Mutex<Option<StageError>>> = Arc::default();
+    let failed = Arc::clone(&failure);
     let csr = shared(rows)?;
     let n = csr.node_count();
     let sources = Arc::new(sources.to_vec());
-    run_workers(cluster, move |worker, mailbox| {
+    let result = run_workers(cluster, move |worker, mailbox| {
         let (me, peers) = (worker.index(), worker.peers());
         let mut dist = vec![UNREACHABLE; (n + peers - 1 - me) / peers];
         let mut sent = vec![0u64; n.div_ceil(64)];
@@ -596,6 +710,15 @@ pub fn distances(
                 }
             }
         }
+        if let Some(write) = &write {
+            if let Err(e) = write((me, peers), &dist) {
+                failed.lock().expect("no panic holds it").get_or_insert(e);
+            }
+            // Every part is written before any process goes on (this round also sums the
+            // bytes per level).
+            traffic.bytes_per_round = sum_over_workers(worker, mailbox, &traffic.bytes_per_round);
+            return (me == 0).then_some((None, traffic));
+        }
         // Every worker's bytes per level and of the gathering, summed.
         let mine: Vec<u8> = dist.iter().flat_map(|d| d.to_le_bytes()).collect();
         let out = if me == 0 { Vec::new() } else { vec![(0, mine)] };
@@ -615,9 +738,13 @@ pub fn distances(
                     all[from as usize + k * peers] = u16::from_le_bytes([d[0], d[1]]);
                 }
             }
-            (all, traffic)
+            (Some(all), traffic)
         })
-    })
+    });
+    if let Some(e) = failure.lock().expect("no panic holds it").take() {
+        return Err(e);
+    }
+    result
 }
 
 #[cfg(test)]
@@ -662,8 +789,65 @@ mod tests {
                     same(&d, &local_d),
                     "distances, metric {m}, {workers} workers"
                 );
+                // In parts, one per worker: they read back as the local tables.
+                let parts = dir.path().join(format!("parts-{m}-{workers}"));
+                std::fs::create_dir_all(&parts).unwrap();
+                let (pc, pd) = (parts.join("c.bin"), parts.join("d.bin"));
+                let cfp = components::fingerprint(&csr);
+                let path = pc.clone();
+                component_parts(
+                    &csr.view(),
+                    &cluster,
+                    Arc::new(move |part, ids: &[u32], sizes: &[u64]| {
+                        components::write_part(&path, cfp, "t", part, ids, sizes)
+                    }),
+                )
+                .unwrap();
+                let dfp = distances::fingerprint(p, &states, &csr).unwrap();
+                let path = pd.clone();
+                distance_parts(
+                    &csr.view(),
+                    &src,
+                    &cluster,
+                    Arc::new(move |part, values: &[u16]| {
+                        distances::write_part(&path, dfp, "t", part, values)
+                    }),
+                )
+                .unwrap();
+                assert_eq!(std::fs::read_dir(&parts).unwrap().count(), 2 * workers);
+                let local = components::Components::open(&local_c, &csr).unwrap();
+                let read = components::Components::open_with(&pc, cfp).unwrap();
+                assert_eq!(
+                    read.ids(),
+                    local.ids(),
+                    "component parts, {workers} workers"
+                );
+                assert_eq!(read.sizes(), local.sizes());
+                let local = distances::Distances::open(&local_d, p, &states, &csr).unwrap();
+                let read = distances::Distances::open_with(&pd, dfp).unwrap();
+                assert_eq!(
+                    read.values(),
+                    local.values(),
+                    "distance parts, {workers} workers"
+                );
+                // A part of another table (its fingerprint) is refused.
+                assert!(components::Components::open_with(&pc, cfp ^ 1).is_err());
             }
         }
+    }
+
+    #[test]
+    fn component_ids_round_trip() {
+        let mut rng = huarong_core::SplitMix(11);
+        let ids: Vec<u32> = (0..10_000)
+            .map(|k| match k % 3 {
+                0 => (rng.next_u64() >> 32) as u32,
+                _ => (k / 7) as u32,
+            })
+            .chain([0, u32::MAX, 0, u32::MAX])
+            .collect();
+        assert_eq!(decode_ids(&encode_ids(&ids)), ids);
+        assert!(decode_ids(&[]).is_empty());
     }
 
     /// Level batches decode to what was encoded, through both encodings (sparse lists as

@@ -75,10 +75,18 @@ pub fn fingerprint_of(
     fp.finish()
 }
 
-/// A verified distance table.
+/// A verified distance table: one artifact, or the parts a multi-process run wrote
+/// ([`huarong_core::shards`]; part `k` holds the distances of states `k, k + W, …`), read back
+/// into index order.
 #[derive(Debug)]
 pub struct Distances {
-    artifact: Artifact,
+    table: Table,
+}
+
+#[derive(Debug)]
+enum Table {
+    Whole(Artifact),
+    Parts { values: Vec<u16>, checksum: u64 },
 }
 
 impl Distances {
@@ -91,20 +99,56 @@ impl Distances {
         Self::open_with(path, fingerprint(puzzle, states, csr)?)
     }
 
-    /// Opens and verifies a distance table that must carry `fingerprint`.
+    /// Opens and verifies a distance table that must carry `fingerprint` (or its parts, when
+    /// only they are there).
     pub fn open_with(path: &Path, fingerprint: u64) -> Result<Self, StageError> {
-        let expect = Expect {
-            kind: KIND,
-            fingerprint: Some(fingerprint),
+        let (dir, name) = huarong_core::shards::split(path);
+        let Some(parts) = huarong_core::shards::parts_of(dir, name) else {
+            let expect = Expect {
+                kind: KIND,
+                fingerprint: Some(fingerprint),
+            };
+            return Ok(Distances {
+                table: Table::Whole(Artifact::open(path, expect)?),
+            });
         };
+        let count = parts.len();
+        let opened = parts
+            .iter()
+            .enumerate()
+            .map(|(k, part)| {
+                let expect = Expect {
+                    kind: KIND,
+                    fingerprint: Some(huarong_core::shards::part_fingerprint(
+                        fingerprint,
+                        k,
+                        count,
+                    )),
+                };
+                Artifact::open(part, expect)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let value_parts: Vec<&[u16]> = opened.iter().map(|a| a.section(0)).collect();
+        let values = huarong_core::shards::interleave(&value_parts).ok_or_else(|| {
+            StageError::Invalid(format!(
+                "{}: its {count} parts do not fit together",
+                path.display()
+            ))
+        })?;
         Ok(Distances {
-            artifact: Artifact::open(path, expect)?,
+            table: Table::Parts {
+                values,
+                checksum: huarong_core::shards::checksum(&opened),
+            },
         })
     }
 
     /// Distance of every state; [`UNREACHABLE`] where none.
     pub fn values(&self) -> &[u16] {
-        self.artifact.section(0)
+        match &self.table {
+            Table::Whole(a) => a.section(0),
+            Table::Parts { values, .. } => values,
+        }
     }
 
     /// How many states lie at each distance (index = distance).
@@ -112,9 +156,37 @@ impl Distances {
         histogram(self.values())
     }
 
+    /// The payload checksum (of the parts' checksums, for parts).
     pub fn checksum(&self) -> u64 {
-        self.artifact.header().checksum
+        match &self.table {
+            Table::Whole(a) => a.header().checksum,
+            Table::Parts { checksum, .. } => *checksum,
+        }
     }
+}
+
+/// Writes part `k` of `count` of the distance table at `path` whose fingerprint is
+/// `fingerprint`: the distances of states `k, k + count, …`.
+pub fn write_part(
+    path: &Path,
+    fingerprint: u64,
+    label: &str,
+    (k, count): (usize, usize),
+    values: &[u16],
+) -> Result<(), StageError> {
+    let (dir, name) = huarong_core::shards::split(path);
+    let fp = huarong_core::shards::part_fingerprint(fingerprint, k, count);
+    let part = dir.join(huarong_core::shards::part_name(name, k, count));
+    let w = ArtifactWriter::create(
+        &part,
+        KIND,
+        fp,
+        label,
+        &[Section::of::<u16>(values.len() as u64)],
+    )?;
+    w.write(0, 0, values)?;
+    w.finish()?;
+    Ok(())
 }
 
 /// How many states lie at each finite distance.
@@ -275,7 +347,12 @@ pub fn run_with<P: Puzzle + ?Sized>(
         w.write(0, 0, &dist)?;
         Ok(w.finish()?)
     })?;
-    Ok((Distances { artifact }, outcome))
+    Ok((
+        Distances {
+            table: Table::Whole(artifact),
+        },
+        outcome,
+    ))
 }
 
 /// Parallel direction-optimizing BFS from `sources` over an undirected graph (top-down only

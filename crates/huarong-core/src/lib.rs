@@ -10,6 +10,7 @@ pub mod driver;
 pub mod picture;
 pub mod progress;
 pub mod puzzle;
+pub mod shards;
 pub mod stage;
 pub mod table;
 

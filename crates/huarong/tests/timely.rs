@@ -1,5 +1,7 @@
 //! The timely engine from the command line: 1 and 2 workers in one process, and 2 processes
-//! over loopback, write byte-identical outputs (artifacts and Parquet) to the local engine's.
+//! over loopback, write byte-identical outputs (artifacts and Parquet) to the local engine's —
+//! the two processes their components and distances as parts, one per worker, which read back
+//! into the local engine's tables.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -94,6 +96,97 @@ fn timely_workers_and_processes_match_the_local_engine() {
                 std::thread::sleep(Duration::from_millis(20));
             }
         }
-        assert_same_outputs(&local, &d, &format!("{p}, 2 processes"));
+        assert_same_parts(&local, &d, 2, &format!("{p}, 2 processes"));
+        // The readers take the parts: verify finds everything current, solve reads the tables.
+        run(&["verify", d.to_str().unwrap(), "--pipeline", &pipeline(p)]);
+        if k == 0 {
+            let o = Command::new(bin())
+                .args([
+                    "solve",
+                    "VCCV/VCCV/VHHV/VSSV/S..S",
+                    "--tables",
+                    d.to_str().unwrap(),
+                ])
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&o.stdout);
+            assert_eq!(text.lines().next(), Some("81"), "{text}");
+        }
+        // The local engine over the same folder writes whole tables and removes the parts.
+        run(&["run", &pipeline(p), "-q", "-o", d.to_str().unwrap()]);
+        assert_same_outputs(&local, &d, &format!("{p}, local after 2 processes"));
     }
+}
+
+/// `parts` holds what `whole` holds, but components and distances tables as `count` parts
+/// (worker `k`'s part: the values of states `k, k + count, …`, part 0 of a component table also
+/// the sizes; fingerprints derived from the whole table's), which interleave into the whole
+/// table's values; every other file the same bytes but the export manifest (its fingerprint
+/// covers the artifacts by name).
+fn assert_same_parts(whole: &std::path::Path, parts: &std::path::Path, count: usize, what: &str) {
+    use huarong_core::{Artifact, Expect, shards};
+    let (sw, sp) = (common::snapshot(whole), common::snapshot(parts));
+    let (mut seen, mut split) = (0, 0);
+    for (name, bytes) in &sw {
+        let file = name.file_name().unwrap().to_str().unwrap();
+        if file == "export.manifest" {
+            assert!(sp.contains_key(name), "{what}: {file}");
+            seen += 1;
+            continue;
+        }
+        // Spaces built for records only run on the leader alone: their tables are whole.
+        if sp.contains_key(name) {
+            assert!(sp[name] == *bytes, "{what}: {} differs", name.display());
+            seen += 1;
+            continue;
+        }
+        assert!(
+            file.starts_with("components-") || file.starts_with("distances-"),
+            "{what}: no {}",
+            name.display()
+        );
+        split += 1;
+        let open = |p: &std::path::Path| {
+            let h = Artifact::peek_header(p).unwrap();
+            let expect = Expect {
+                kind: &h.kind,
+                fingerprint: None,
+            };
+            Artifact::open(p, expect).unwrap()
+        };
+        let w = open(&whole.join(name));
+        let ps: Vec<Artifact> = (0..count)
+            .map(|k| {
+                let rel = name.with_file_name(shards::part_name(file, k, count));
+                assert!(sp.contains_key(&rel), "{what}: no {}", rel.display());
+                seen += 1;
+                let a = open(&parts.join(&rel));
+                let fp = shards::part_fingerprint(w.header().fingerprint, k, count);
+                assert_eq!(a.header().fingerprint, fp, "{what}: {}", rel.display());
+                a
+            })
+            .collect();
+        if file.starts_with("components-") {
+            let ids: Vec<&[u32]> = ps.iter().map(|a| a.section(0)).collect();
+            assert_eq!(
+                shards::interleave(&ids).unwrap(),
+                w.section::<u32>(0),
+                "{what}: {file}"
+            );
+            assert_eq!(
+                ps[0].section::<u64>(1),
+                w.section::<u64>(1),
+                "{what}: {file} sizes"
+            );
+        } else {
+            let d: Vec<&[u16]> = ps.iter().map(|a| a.section(0)).collect();
+            assert_eq!(
+                shards::interleave(&d).unwrap(),
+                w.section::<u16>(0),
+                "{what}: {file}"
+            );
+        }
+    }
+    assert_eq!(seen, sp.len(), "{what}: no other files");
+    assert!(split > 0, "{what}: some tables are in parts");
 }

@@ -36,15 +36,23 @@ pub enum Unusable {
     Invalid(String),
 }
 
-/// The artifact files of a space in its folder: the state table, then per metric the graph,
-/// components and distances.
-pub fn artifact_names(spec: &SpaceSpec) -> Vec<String> {
+/// The artifact files of a space in its folder `dir`: the state table, then per metric the
+/// graph, components and distances (the components and distances as their parts where a
+/// multi-process run wrote them so, [`huarong_core::shards`]).
+pub fn artifact_names(dir: &Path, spec: &SpaceSpec) -> Vec<String> {
     let mut names = vec![files::STATES.to_owned()];
     for &m in &spec.metrics {
         let metric = spec.puzzle.metrics()[m];
         names.push(files::graph(metric));
-        names.push(files::components(metric));
-        names.push(files::distances(metric));
+        for name in [files::components(metric), files::distances(metric)] {
+            match huarong_core::shards::parts_of(dir, &name) {
+                Some(parts) => names.extend(
+                    (0..parts.len())
+                        .map(|k| huarong_core::shards::part_name(&name, k, parts.len())),
+                ),
+                None => names.push(name),
+            }
+        }
     }
     names
 }
@@ -53,7 +61,7 @@ pub fn artifact_names(spec: &SpaceSpec) -> Vec<String> {
 /// their headers: the stages of the run have just verified them).
 pub fn space_checksum(dir: &Path, spec: &SpaceSpec) -> Result<u64, PipelineError> {
     let mut fp = huarong_core::Fingerprint::new("space", 2);
-    for name in artifact_names(spec) {
+    for name in artifact_names(dir, spec) {
         let header =
             Artifact::peek_header(&dir.join(&name)).map_err(huarong_core::StageError::from)?;
         fp.add_str(&name).add_u64(header.checksum);

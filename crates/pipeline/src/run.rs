@@ -223,19 +223,25 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
         // The rows as the later stages read them: the stored CSR, or regenerated moves.
         let rows = csr.rows(puzzle, &states, m);
         if let Some(cluster) = opts.engine.cluster(puzzle)
-            && !cluster.is_leader()
+            && opts.engine.multi_process()
         {
-            // A follower process: take part in both dataflows; the leader writes.
-            dataflow::component_roots(&rows, cluster)?;
-            dataflow::distances(&rows, &src, cluster)?;
+            // Several processes: each writes the parts of the tables that hold its own states.
+            let written = written_in_parts(puzzle, &states, &csr, &rows, &src, dir, name, cluster);
+            // Followers are done; the leader reads every process's parts back.
+            let Some((comps, dists, seconds)) = written? else {
+                continue;
+            };
+            timer.record(&format!("comps {name}"), seconds[0], Outcome::Built);
+            timer.record(&format!("dist {name}"), seconds[1], Outcome::Built);
+            stats.push(metric_stats(name, &csr, &comps, &dists, &goals));
             continue;
         }
-        let force_dataflow = force || opts.engine.multi_process();
+
         let comps = timer.time(&format!("comps {name}"), || {
             let path = dir.join(files::components(name));
             match opts.engine.cluster(puzzle) {
                 None => components::run(&csr, &rows, &path, &label, force, reporter),
-                Some(c) => components::run_with(&csr, &path, &label, force_dataflow, || {
+                Some(c) => components::run_with(&csr, &path, &label, force, || {
                     let (roots, _) =
                         dataflow::component_roots(&rows, c)?.expect("the leader gathers the roots");
                     Ok(roots)
@@ -248,22 +254,19 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
                 None => distances::run_from(
                     puzzle, &states, &csr, &rows, &src, &path, &label, force, reporter,
                 ),
-                Some(c) => distances::run_with(
-                    puzzle,
-                    &states,
-                    &csr,
-                    &src,
-                    &path,
-                    &label,
-                    force_dataflow,
-                    |src| {
+                Some(c) => {
+                    distances::run_with(puzzle, &states, &csr, &src, &path, &label, force, |src| {
                         let (dist, _) = dataflow::distances(&rows, src, c)?
                             .expect("the leader gathers the distances");
                         Ok(dist)
-                    },
-                ),
+                    })
+                }
             }
         })?;
+        // One process wrote the whole tables: parts of an earlier multi-process run go.
+        for file in [files::components(name), files::distances(name)] {
+            remove_other_form(dir, &file, true)?;
+        }
         stats.push(metric_stats(name, &csr, &comps, &dists, &goals));
     }
     let log = timer.log;
@@ -281,6 +284,76 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
             sources: src,
         }),
     })
+}
+
+/// Components and distances of one metric on several timely processes, every process writing
+/// the parts of both tables that hold its own states' values ([`huarong_core::shards`]); the
+/// whole tables of an earlier run are removed. On the leader: both tables read back from all the
+/// parts (the output folder is shared) and the seconds each stage took.
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn written_in_parts<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    states: &StateTable,
+    csr: &Csr,
+    rows: &dyn graph::Rows,
+    src: &[u32],
+    dir: &Path,
+    name: &str,
+    cluster: &dataflow::Cluster,
+) -> Result<Option<(Components, Distances, [f64; 2])>, StageError> {
+    let label = format!("{} {name}", puzzle.space_id());
+    let (cpath, dpath) = (
+        dir.join(files::components(name)),
+        dir.join(files::distances(name)),
+    );
+    let cfp = components::fingerprint(csr);
+    let dfp = distances::fingerprint_of(
+        puzzle.distance_sources(),
+        src,
+        states.checksum(),
+        csr.checksum(),
+        csr.is_directed(),
+    );
+    let t = Instant::now();
+    let (path, l) = (cpath.clone(), label.clone());
+    dataflow::component_parts(
+        rows,
+        cluster,
+        Arc::new(move |part, ids: &[u32], sizes: &[u64]| {
+            components::write_part(&path, cfp, &l, part, ids, sizes)
+        }),
+    )?;
+    remove_other_form(dir, &files::components(name), false)?;
+    let comps_seconds = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let (path, l) = (dpath.clone(), label);
+    dataflow::distance_parts(
+        rows,
+        src,
+        cluster,
+        Arc::new(move |part, values: &[u16]| distances::write_part(&path, dfp, &l, part, values)),
+    )?;
+    remove_other_form(dir, &files::distances(name), false)?;
+    let dist_seconds = t.elapsed().as_secs_f64();
+    if !cluster.is_leader() {
+        return Ok(None);
+    }
+    Ok(Some((
+        Components::open_with(&cpath, cfp)?,
+        Distances::open_with(&dpath, dfp)?,
+        [comps_seconds, dist_seconds],
+    )))
+}
+
+/// [`huarong_core::shards::remove_other_form`] with the error a stage reports.
+fn remove_other_form(dir: &Path, name: &str, whole: bool) -> Result<(), StageError> {
+    huarong_core::shards::remove_other_form(dir, name, whole).map_err(|source| {
+        StageError::Artifact(huarong_core::ArtifactError::Io {
+            path: dir.join(name),
+            source,
+        })
+    })?;
+    Ok(())
 }
 
 /// The graphs of a small space in several metrics, reused where they verify and the rest built

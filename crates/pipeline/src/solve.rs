@@ -85,7 +85,14 @@ impl DistanceTables {
             dir.join(files::components(metric)),
             dir.join(files::distances(metric)),
         ];
-        if !paths.iter().all(|p| p.exists()) {
+        // Components and distances may be there as the parts a multi-process run wrote.
+        let there = |p: &Path| {
+            p.exists() || {
+                let (dir, name) = huarong_core::shards::split(p);
+                huarong_core::shards::parts_of(dir, name).is_some()
+            }
+        };
+        if !paths.iter().all(|p| there(p)) {
             return Ok(None);
         }
         let states = StateTable::open(&paths[0], puzzle)?;

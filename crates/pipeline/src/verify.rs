@@ -15,6 +15,7 @@ use crate::run::files;
 use crate::{Pipeline, export, space_dir};
 
 /// What the pipeline expects of one artifact.
+#[derive(Clone)]
 enum Expected {
     /// This fingerprint.
     Fingerprint(u64),
@@ -124,10 +125,8 @@ fn expect_space(sdir: &Path, spec: &SpaceSpec, out: &mut HashMap<String, Expecte
             }
         };
         let directed = puzzle.directed();
-        out.insert(
-            rel(&c),
-            Expected::Fingerprint(components::fingerprint_of(csr_checksum, directed)),
-        );
+        let comps = Expected::Fingerprint(components::fingerprint_of(csr_checksum, directed));
+        expect_whole_or_parts(sdir, &rel, &c, comps, out);
         let dist = match &sources {
             Some(src) => Expected::Fingerprint(distances::fingerprint_of(
                 puzzle.distance_sources(),
@@ -140,6 +139,32 @@ fn expect_space(sdir: &Path, spec: &SpaceSpec, out: &mut HashMap<String, Expecte
                 Expected::InputNotCurrent("its source states are not in the state table".into())
             }
         };
-        out.insert(rel(&d), dist);
+        expect_whole_or_parts(sdir, &rel, &d, dist, out);
+    }
+}
+
+/// Expects the artifact `name` of `sdir` as a whole file, or as the parts a multi-process run
+/// wrote when they are there (each with its part's fingerprint).
+fn expect_whole_or_parts(
+    sdir: &Path,
+    rel: &dyn Fn(&str) -> String,
+    name: &str,
+    whole: Expected,
+    out: &mut HashMap<String, Expected>,
+) {
+    use huarong_core::shards;
+    let Some(parts) = shards::parts_of(sdir, name) else {
+        out.insert(rel(name), whole);
+        return;
+    };
+    let count = parts.len();
+    for k in 0..count {
+        let part = match &whole {
+            Expected::Fingerprint(fp) => {
+                Expected::Fingerprint(shards::part_fingerprint(*fp, k, count))
+            }
+            other => other.clone(),
+        };
+        out.insert(rel(&shards::part_name(name, k, count)), part);
     }
 }

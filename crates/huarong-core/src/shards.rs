@@ -1,0 +1,185 @@
+//! Per-state artifacts split by owner: what the processes of a multi-process run write instead
+//! of gathering every state's value at process 0.
+//!
+//! A run of `W` workers in all (over several processes) gives state `u` to worker `u mod W`.
+//! Worker `k` writes the part of an artifact `<stem>.bin` that holds its own states,
+//! `<stem>.<k>-of-<W>.bin`: an ordinary artifact of the same kind whose per-state section lists
+//! the values of states `k, k + W, k + 2W, …` in that order (other sections as the stage
+//! documents). Each part's fingerprint is [`part_fingerprint`] of the whole artifact's, so a
+//! part is read only as part `k` of `W` of the artifact the run expects. Readers take the whole
+//! file when it is there, else the complete set of parts ([`parts_of`]), interleaving the values
+//! back into index order ([`interleave`]); a run writes one form and removes the other.
+
+use std::path::{Path, PathBuf};
+
+use crate::artifact::Fingerprint;
+
+/// The file name of part `k` of `count` of the artifact named `name` (`<stem>.bin`).
+pub fn part_name(name: &str, k: usize, count: usize) -> String {
+    let stem = name.strip_suffix(".bin").unwrap_or(name);
+    format!("{stem}.{k}-of-{count}.bin")
+}
+
+/// The fingerprint part `k` of `count` carries when the whole artifact's is `whole`.
+pub fn part_fingerprint(whole: u64, k: usize, count: usize) -> u64 {
+    Fingerprint::new("part", 1)
+        .add_u64(whole)
+        .add_u64(k as u64)
+        .add_u64(count as u64)
+        .finish()
+}
+
+/// The paths of the parts of the artifact `dir/name` when its whole file is absent and part 0
+/// is there (the count read from part 0's name); `None` otherwise. Parts may be missing from
+/// the list's files: opening them reports it.
+pub fn parts_of(dir: &Path, name: &str) -> Option<Vec<PathBuf>> {
+    if dir.join(name).exists() {
+        return None;
+    }
+    let stem = name.strip_suffix(".bin").unwrap_or(name);
+    let prefix = format!("{stem}.0-of-");
+    let count = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter_map(|e| {
+            let file = e.file_name().into_string().ok()?;
+            file.strip_prefix(&prefix)?
+                .strip_suffix(".bin")?
+                .parse::<usize>()
+                .ok()
+        })
+        .filter(|&c| c > 0)
+        .min()?;
+    Some(
+        (0..count)
+            .map(|k| dir.join(part_name(name, k, count)))
+            .collect(),
+    )
+}
+
+/// The folder and file name of an artifact's path.
+pub fn split(path: &Path) -> (&Path, &str) {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    (dir, name)
+}
+
+/// What stands for the payload checksum of an artifact read from parts: a hash of theirs.
+pub fn checksum(parts: &[crate::Artifact]) -> u64 {
+    let mut fp = Fingerprint::new("parts", 1);
+    for p in parts {
+        fp.add_u64(p.header().checksum);
+    }
+    fp.finish()
+}
+
+/// Removes the form of the artifact `dir/name` a run did not write: its parts when `whole`
+/// (a run wrote the whole file), else the whole file. Returns the names removed.
+pub fn remove_other_form(dir: &Path, name: &str, whole: bool) -> std::io::Result<Vec<String>> {
+    let mut removed = Vec::new();
+    if whole {
+        let stem = name.strip_suffix(".bin").unwrap_or(name);
+        for entry in std::fs::read_dir(dir)?.flatten() {
+            let Ok(file) = entry.file_name().into_string() else {
+                continue;
+            };
+            let is_part = file
+                .strip_prefix(stem)
+                .and_then(|r| r.strip_prefix('.'))
+                .and_then(|r| r.strip_suffix(".bin"))
+                .and_then(|r| r.split_once("-of-"))
+                .is_some_and(|(k, w)| k.parse::<usize>().is_ok() && w.parse::<usize>().is_ok());
+            if is_part {
+                std::fs::remove_file(entry.path())?;
+                removed.push(file);
+            }
+        }
+    } else {
+        match std::fs::remove_file(dir.join(name)) {
+            Ok(()) => removed.push(name.to_owned()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    removed.sort();
+    Ok(removed)
+}
+
+/// The values of worker `k`'s states (`k, k + W, …`) out of the whole, `W = count`.
+pub fn part_of<T: Copy>(whole: &[T], k: usize, count: usize) -> Vec<T> {
+    whole.iter().skip(k).step_by(count).copied().collect()
+}
+
+/// The whole back from its parts (`parts[k]` holds the values of states `k, k + W, …`);
+/// `None` if their lengths do not fit together.
+pub fn interleave<T: Copy + Default>(parts: &[&[T]]) -> Option<Vec<T>> {
+    let count = parts.len();
+    let n: usize = parts.iter().map(|p| p.len()).sum();
+    let fits = parts
+        .iter()
+        .enumerate()
+        .all(|(k, p)| p.len() == (n + count - 1 - k) / count);
+    if count == 0 || !fits {
+        return None;
+    }
+    let mut whole = vec![T::default(); n];
+    for (k, part) in parts.iter().enumerate() {
+        for (q, &v) in part.iter().enumerate() {
+            whole[k + q * count] = v;
+        }
+    }
+    Some(whole)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_interleave_back_to_the_whole() {
+        for n in [0usize, 1, 5, 8, 13] {
+            let whole: Vec<u32> = (0..n as u32).map(|i| i * 7 + 1).collect();
+            for count in 1..5 {
+                let parts: Vec<Vec<u32>> = (0..count).map(|k| part_of(&whole, k, count)).collect();
+                let refs: Vec<&[u32]> = parts.iter().map(Vec::as_slice).collect();
+                assert_eq!(interleave(&refs).unwrap(), whole, "{n} in {count}");
+            }
+        }
+        assert!(interleave::<u16>(&[&[1, 2], &[]]).is_none());
+    }
+
+    #[test]
+    fn part_names_and_discovery() {
+        assert_eq!(
+            part_name("distances-step.bin", 1, 4),
+            "distances-step.1-of-4.bin"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        assert!(parts_of(dir.path(), "d.bin").is_none());
+        std::fs::write(dir.path().join("d.0-of-2.bin"), b"").unwrap();
+        let parts = parts_of(dir.path(), "d.bin").unwrap();
+        assert_eq!(parts.len(), 2);
+        assert!(parts[1].ends_with("d.1-of-2.bin"));
+        std::fs::write(dir.path().join("d.bin"), b"").unwrap();
+        assert!(
+            parts_of(dir.path(), "d.bin").is_none(),
+            "the whole file wins"
+        );
+        assert_ne!(part_fingerprint(9, 0, 2), part_fingerprint(9, 1, 2));
+        // A whole file written: the parts go; parts written: the whole file goes.
+        std::fs::write(dir.path().join("d.1-of-2.bin"), b"").unwrap();
+        std::fs::write(dir.path().join("d.x-of-2.bin"), b"").unwrap();
+        let removed = remove_other_form(dir.path(), "d.bin", true).unwrap();
+        assert_eq!(removed, ["d.0-of-2.bin", "d.1-of-2.bin"]);
+        assert!(dir.path().join("d.x-of-2.bin").exists() && dir.path().join("d.bin").exists());
+        assert_eq!(
+            remove_other_form(dir.path(), "d.bin", false).unwrap(),
+            ["d.bin"]
+        );
+        assert!(
+            remove_other_form(dir.path(), "d.bin", false)
+                .unwrap()
+                .is_empty()
+        );
+    }
+}
