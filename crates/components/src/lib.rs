@@ -347,24 +347,71 @@ impl Tarjan {
 }
 
 /// Component ids (numbered in order of the components' smallest members) and sizes from the
-/// roots (every state's smallest component member); `roots` becomes the ids.
-pub fn ids_and_sizes(mut roots: Vec<u32>) -> (Vec<u32>, Vec<u64>) {
-    // A root is its component's smallest member, so it comes before every other member: one
-    // pass numbers the roots in order and gives each member its root's id. `roots[r]` for an
-    // earlier root `r` already holds that id.
-    let mut sizes: Vec<u64> = Vec::new();
-    for i in 0..roots.len() {
-        let r = roots[i] as usize;
-        let id = if r == i {
-            sizes.push(0);
-            sizes.len() as u32 - 1
-        } else {
-            roots[r]
-        };
-        roots[i] = id;
-        sizes[id as usize] += 1;
+/// roots (every state's smallest component member); `roots` becomes the ids. In parallel: a
+/// root's id is the number of roots before it (counted per chunk, then summed), every other
+/// state takes its root's id, and sizes are counted per run of equal ids in each chunk.
+pub fn ids_and_sizes(roots: Vec<u32>) -> (Vec<u32>, Vec<u64>) {
+    let n = roots.len();
+    let is_root = |k: usize, j: usize, r: u32| r as usize == k * CHUNK + j;
+    let counts: Vec<u32> = roots
+        .par_chunks(CHUNK)
+        .enumerate()
+        .map(|(k, c)| {
+            c.iter()
+                .enumerate()
+                .filter(|&(j, &r)| is_root(k, j, r))
+                .count() as u32
+        })
+        .collect();
+    let mut first = Vec::with_capacity(counts.len());
+    let mut components = 0u32;
+    for c in &counts {
+        first.push(components);
+        components += c;
     }
-    (roots, sizes)
+    // The same buffer, as atomics: roots get their ids first; then every other state reads its
+    // root's (a root is never written in the second pass).
+    let ids: Vec<AtomicU32> = roots.into_iter().map(AtomicU32::new).collect();
+    let roots_bits: Vec<u64> = ids
+        .par_chunks(CHUNK)
+        .enumerate()
+        .flat_map_iter(|(k, c)| {
+            let mut bits = vec![0u64; CHUNK / 64];
+            let mut next = first[k];
+            for (j, a) in c.iter().enumerate() {
+                if is_root(k, j, a.load(Ordering::Relaxed)) {
+                    a.store(next, Ordering::Relaxed);
+                    next += 1;
+                    bits[j / 64] |= 1 << (j % 64);
+                }
+            }
+            bits
+        })
+        .collect();
+    ids.par_chunks(CHUNK).enumerate().for_each(|(k, c)| {
+        for (j, a) in c.iter().enumerate() {
+            let i = k * CHUNK + j;
+            if roots_bits[i / 64] >> (i % 64) & 1 == 0 {
+                let r = a.load(Ordering::Relaxed) as usize;
+                a.store(ids[r].load(Ordering::Relaxed), Ordering::Relaxed);
+            }
+        }
+    });
+    let ids: Vec<u32> = ids.into_iter().map(AtomicU32::into_inner).collect();
+    let runs: Vec<Vec<(u32, u64)>> = ids
+        .par_chunks(CHUNK)
+        .map(|c| {
+            c.chunk_by(|a, b| a == b)
+                .map(|run| (run[0], run.len() as u64))
+                .collect()
+        })
+        .collect();
+    let mut sizes = vec![0u64; components as usize];
+    for (id, len) in runs.into_iter().flatten() {
+        sizes[id as usize] += len;
+    }
+    debug_assert_eq!(sizes.iter().sum::<u64>(), n as u64);
+    (ids, sizes)
 }
 
 /// Renumbers roots by smallest member and writes ids and sizes.
@@ -506,6 +553,43 @@ mod tests {
         assert_eq!(c.ids(), &[0, 0, 0, 0, 0, 1, 2, 3, 4, 5]);
         assert_eq!(c.sizes(), &[5, 1, 1, 1, 1, 1]);
         assert_eq!(petgraph::algo::tarjan_scc(&g).len(), c.count());
+    }
+
+    /// The parallel numbering equals the plain one (ids in order of first appearance), across
+    /// many chunks and components of every size.
+    #[test]
+    fn ids_and_sizes_number_components_by_smallest_member() {
+        let mut rng = huarong_core::SplitMix(21);
+        for (n, every) in [
+            (0usize, 1u64),
+            (1, 1),
+            (100_000, 3),
+            (70_000, 1000),
+            (50_000, 1),
+        ] {
+            let mut roots: Vec<u32> = Vec::with_capacity(n);
+            let mut known: Vec<u32> = Vec::new();
+            for i in 0..n as u32 {
+                if known.is_empty() || rng.next_u64().is_multiple_of(every) {
+                    roots.push(i);
+                    known.push(i);
+                } else {
+                    roots.push(known[(rng.next_u64() % known.len() as u64) as usize]);
+                }
+            }
+            let (mut want_ids, mut want_sizes) = (vec![0u32; n], Vec::new());
+            let mut id_of = std::collections::HashMap::new();
+            for (i, &r) in roots.iter().enumerate() {
+                let id = *id_of.entry(r).or_insert_with(|| {
+                    want_sizes.push(0u64);
+                    want_sizes.len() as u32 - 1
+                });
+                want_ids[i] = id;
+                want_sizes[id as usize] += 1;
+            }
+            let (ids, sizes) = ids_and_sizes(roots);
+            assert_eq!((ids, sizes), (want_ids, want_sizes), "{n} states");
+        }
     }
 
     #[test]

@@ -430,15 +430,17 @@ fn merged_forest(
     result
 }
 
-/// A part's component ids as varints of each id's zigzag difference from the one before (nearby
-/// states share components, so most differences are small).
+/// A part's component ids in runs of equal ids, each run as two varints: the zigzag difference
+/// of its id from the run before's, and its length minus one (nearby states share components:
+/// a space of one component sends a few bytes).
 fn encode_ids(ids: &[u32]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(ids.len() * 2);
+    let mut out = Vec::new();
     let mut prev = 0i64;
-    for &id in ids {
-        let d = id as i64 - prev;
+    for run in ids.chunk_by(|a, b| a == b) {
+        let d = run[0] as i64 - prev;
         put_varint(&mut out, ((d << 1) ^ (d >> 63)) as u64);
-        prev = id as i64;
+        put_varint(&mut out, run.len() as u64 - 1);
+        prev = run[0] as i64;
     }
     out
 }
@@ -448,7 +450,8 @@ fn decode_ids(bytes: &[u8]) -> Vec<u32> {
     while at < bytes.len() {
         let z = get_varint(bytes, &mut at);
         prev += ((z >> 1) as i64) ^ -((z & 1) as i64);
-        ids.push(prev as u32);
+        let len = get_varint(bytes, &mut at) as usize + 1;
+        ids.extend(std::iter::repeat_n(prev as u32, len));
     }
     ids
 }
@@ -848,6 +851,8 @@ mod tests {
             .collect();
         assert_eq!(decode_ids(&encode_ids(&ids)), ids);
         assert!(decode_ids(&[]).is_empty());
+        // One component: a run.
+        assert!(encode_ids(&vec![0; 1 << 20]).len() <= 4);
     }
 
     /// Level batches decode to what was encoded, through both encodings (sparse lists as
