@@ -73,32 +73,38 @@ pub fn checksum(parts: &[crate::Artifact]) -> u64 {
     fp.finish()
 }
 
-/// Removes the form of the artifact `dir/name` a run did not write: its parts when `whole`
-/// (a run wrote the whole file), else the whole file. Returns the names removed.
-pub fn remove_other_form(dir: &Path, name: &str, whole: bool) -> std::io::Result<Vec<String>> {
+/// Removes every form of the artifact `dir/name` but the one a run wrote: `parts = None`, the
+/// whole file (every part set goes); `Some(count)`, parts of `count` (the whole file and part
+/// sets of other counts go). Returns the names removed.
+pub fn remove_other_forms(
+    dir: &Path,
+    name: &str,
+    parts: Option<usize>,
+) -> std::io::Result<Vec<String>> {
+    let stem = name.strip_suffix(".bin").unwrap_or(name);
     let mut removed = Vec::new();
-    if whole {
-        let stem = name.strip_suffix(".bin").unwrap_or(name);
-        for entry in std::fs::read_dir(dir)?.flatten() {
-            let Ok(file) = entry.file_name().into_string() else {
-                continue;
-            };
-            let is_part = file
-                .strip_prefix(stem)
-                .and_then(|r| r.strip_prefix('.'))
-                .and_then(|r| r.strip_suffix(".bin"))
-                .and_then(|r| r.split_once("-of-"))
-                .is_some_and(|(k, w)| k.parse::<usize>().is_ok() && w.parse::<usize>().is_ok());
-            if is_part {
-                std::fs::remove_file(entry.path())?;
-                removed.push(file);
+    for entry in std::fs::read_dir(dir)?.flatten() {
+        let Ok(file) = entry.file_name().into_string() else {
+            continue;
+        };
+        let count = file
+            .strip_prefix(stem)
+            .and_then(|r| r.strip_prefix('.'))
+            .and_then(|r| r.strip_suffix(".bin"))
+            .and_then(|r| r.split_once("-of-"))
+            .and_then(|(k, w)| k.parse::<usize>().ok().and(w.parse::<usize>().ok()));
+        let other = match (count, parts) {
+            (Some(w), keep) => keep != Some(w),
+            (None, Some(_)) => file == name,
+            (None, None) => false,
+        };
+        // The processes of a run sharing the folder remove the same files: one may be first.
+        if other {
+            match std::fs::remove_file(entry.path()) {
+                Ok(()) => removed.push(file),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
             }
-        }
-    } else {
-        match std::fs::remove_file(dir.join(name)) {
-            Ok(()) => removed.push(name.to_owned()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e),
         }
     }
     removed.sort();
@@ -166,18 +172,18 @@ mod tests {
             "the whole file wins"
         );
         assert_ne!(part_fingerprint(9, 0, 2), part_fingerprint(9, 1, 2));
-        // A whole file written: the parts go; parts written: the whole file goes.
+        // A whole file written: the parts go; parts written: the whole file and other part
+        // sets go.
         std::fs::write(dir.path().join("d.1-of-2.bin"), b"").unwrap();
         std::fs::write(dir.path().join("d.x-of-2.bin"), b"").unwrap();
-        let removed = remove_other_form(dir.path(), "d.bin", true).unwrap();
+        std::fs::write(dir.path().join("d.0-of-3.bin"), b"").unwrap();
+        let removed = remove_other_forms(dir.path(), "d.bin", Some(2)).unwrap();
+        assert_eq!(removed, ["d.0-of-3.bin", "d.bin"]);
+        let removed = remove_other_forms(dir.path(), "d.bin", None).unwrap();
         assert_eq!(removed, ["d.0-of-2.bin", "d.1-of-2.bin"]);
-        assert!(dir.path().join("d.x-of-2.bin").exists() && dir.path().join("d.bin").exists());
-        assert_eq!(
-            remove_other_form(dir.path(), "d.bin", false).unwrap(),
-            ["d.bin"]
-        );
+        assert!(dir.path().join("d.x-of-2.bin").exists());
         assert!(
-            remove_other_form(dir.path(), "d.bin", false)
+            remove_other_forms(dir.path(), "d.bin", None)
                 .unwrap()
                 .is_empty()
         );

@@ -265,7 +265,7 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
         })?;
         // One process wrote the whole tables: parts of an earlier multi-process run go.
         for file in [files::components(name), files::distances(name)] {
-            remove_other_form(dir, &file, true)?;
+            remove_other_forms(dir, &file, None)?;
         }
         stats.push(metric_stats(name, &csr, &comps, &dists, &goals));
     }
@@ -323,7 +323,7 @@ fn written_in_parts<P: Puzzle + ?Sized>(
             components::write_part(&path, cfp, &l, part, ids, sizes)
         }),
     )?;
-    remove_other_form(dir, &files::components(name), false)?;
+    remove_other_forms(dir, &files::components(name), Some(cluster.peers()))?;
     let comps_seconds = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let (path, l) = (dpath.clone(), label);
@@ -333,7 +333,7 @@ fn written_in_parts<P: Puzzle + ?Sized>(
         cluster,
         Arc::new(move |part, values: &[u16]| distances::write_part(&path, dfp, &l, part, values)),
     )?;
-    remove_other_form(dir, &files::distances(name), false)?;
+    remove_other_forms(dir, &files::distances(name), Some(cluster.peers()))?;
     let dist_seconds = t.elapsed().as_secs_f64();
     if !cluster.is_leader() {
         return Ok(None);
@@ -345,9 +345,9 @@ fn written_in_parts<P: Puzzle + ?Sized>(
     )))
 }
 
-/// [`huarong_core::shards::remove_other_form`] with the error a stage reports.
-fn remove_other_form(dir: &Path, name: &str, whole: bool) -> Result<(), StageError> {
-    huarong_core::shards::remove_other_form(dir, name, whole).map_err(|source| {
+/// [`huarong_core::shards::remove_other_forms`] with the error a stage reports.
+fn remove_other_forms(dir: &Path, name: &str, parts: Option<usize>) -> Result<(), StageError> {
+    huarong_core::shards::remove_other_forms(dir, name, parts).map_err(|source| {
         StageError::Artifact(huarong_core::ArtifactError::Io {
             path: dir.join(name),
             source,
