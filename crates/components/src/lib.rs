@@ -13,6 +13,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use graph::{Csr, Rows};
+use huarong_core::shards::Opened;
 use huarong_core::{
     Artifact, ArtifactWriter, Expect, Fingerprint, Header, Outcome, Reporter, Section, StageError,
     reuse_or_build,
@@ -64,39 +65,15 @@ impl Components {
     /// Opens the table at `path`, or its parts when only they are there, which must carry
     /// `fingerprint` (the parts: theirs as parts of it).
     pub fn open_with(path: &Path, fingerprint: u64) -> Result<Self, StageError> {
-        let (dir, name) = huarong_core::shards::split(path);
-        let Some(parts) = huarong_core::shards::parts_of(dir, name) else {
-            let expect = Expect {
-                kind: KIND,
-                fingerprint: Some(fingerprint),
-            };
-            return Ok(Components {
-                table: Table::Whole(Artifact::open(path, expect)?),
-            });
+        let opened = match huarong_core::shards::open(path, KIND, fingerprint)? {
+            Opened::Whole(artifact) => {
+                return Ok(Components {
+                    table: Table::Whole(artifact),
+                });
+            }
+            Opened::Parts(parts) => parts,
         };
-        let count = parts.len();
-        let opened = parts
-            .iter()
-            .enumerate()
-            .map(|(k, part)| {
-                let expect = Expect {
-                    kind: KIND,
-                    fingerprint: Some(huarong_core::shards::part_fingerprint(
-                        fingerprint,
-                        k,
-                        count,
-                    )),
-                };
-                Artifact::open(part, expect)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let id_parts: Vec<&[u32]> = opened.iter().map(|a| a.section(0)).collect();
-        let ids = huarong_core::shards::interleave(&id_parts).ok_or_else(|| {
-            StageError::Invalid(format!(
-                "{}: its {count} parts do not fit together",
-                path.display()
-            ))
-        })?;
+        let ids: Vec<u32> = huarong_core::shards::interleave_section(&opened, 0, path)?;
         let sizes = opened[0].section::<u64>(1).to_vec();
         if ids.iter().any(|&c| c as usize >= sizes.len()) {
             return Err(StageError::Invalid(format!(

@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 
 use enumerate::StateTable;
 use graph::{Csr, CsrView, Rows};
+use huarong_core::shards::Opened;
 use huarong_core::{
     Artifact, ArtifactWriter, DistanceSources, Expect, Fingerprint, Outcome, Puzzle, Reporter,
     Section, StageError, UNREACHABLE, reuse_or_build,
@@ -102,39 +103,15 @@ impl Distances {
     /// Opens and verifies a distance table that must carry `fingerprint` (or its parts, when
     /// only they are there).
     pub fn open_with(path: &Path, fingerprint: u64) -> Result<Self, StageError> {
-        let (dir, name) = huarong_core::shards::split(path);
-        let Some(parts) = huarong_core::shards::parts_of(dir, name) else {
-            let expect = Expect {
-                kind: KIND,
-                fingerprint: Some(fingerprint),
-            };
-            return Ok(Distances {
-                table: Table::Whole(Artifact::open(path, expect)?),
-            });
+        let opened = match huarong_core::shards::open(path, KIND, fingerprint)? {
+            Opened::Whole(artifact) => {
+                return Ok(Distances {
+                    table: Table::Whole(artifact),
+                });
+            }
+            Opened::Parts(parts) => parts,
         };
-        let count = parts.len();
-        let opened = parts
-            .iter()
-            .enumerate()
-            .map(|(k, part)| {
-                let expect = Expect {
-                    kind: KIND,
-                    fingerprint: Some(huarong_core::shards::part_fingerprint(
-                        fingerprint,
-                        k,
-                        count,
-                    )),
-                };
-                Artifact::open(part, expect)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let value_parts: Vec<&[u16]> = opened.iter().map(|a| a.section(0)).collect();
-        let values = huarong_core::shards::interleave(&value_parts).ok_or_else(|| {
-            StageError::Invalid(format!(
-                "{}: its {count} parts do not fit together",
-                path.display()
-            ))
-        })?;
+        let values = huarong_core::shards::interleave_section(&opened, 0, path)?;
         Ok(Distances {
             table: Table::Parts {
                 values,

@@ -12,7 +12,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::artifact::Fingerprint;
+use crate::artifact::{Artifact, Expect, Fingerprint};
+use crate::stage::StageError;
 
 /// The file name of part `k` of `count` of the artifact named `name` (`<stem>.bin`).
 pub fn part_name(name: &str, k: usize, count: usize) -> String {
@@ -57,6 +58,56 @@ pub fn parts_of(dir: &Path, name: &str) -> Option<Vec<PathBuf>> {
     )
 }
 
+/// An artifact as a reader found it: one file, or its parts.
+#[derive(Debug)]
+pub enum Opened {
+    Whole(Artifact),
+    Parts(Vec<Artifact>),
+}
+
+/// Opens and verifies the artifact at `path` of `kind` that must carry `fingerprint`: the whole
+/// file when it is there, else its parts (each carrying its part's fingerprint).
+pub fn open(path: &Path, kind: &str, fingerprint: u64) -> Result<Opened, StageError> {
+    let (dir, name) = split(path);
+    let Some(parts) = parts_of(dir, name) else {
+        let expect = Expect {
+            kind,
+            fingerprint: Some(fingerprint),
+        };
+        return Ok(Opened::Whole(Artifact::open(path, expect)?));
+    };
+    let count = parts.len();
+    let opened = parts
+        .iter()
+        .enumerate()
+        .map(|(k, part)| {
+            let expect = Expect {
+                kind,
+                fingerprint: Some(part_fingerprint(fingerprint, k, count)),
+            };
+            Artifact::open(part, expect)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Opened::Parts(opened))
+}
+
+/// Section `section` of every part, interleaved back into index order ([`interleave`]); an
+/// error naming `path` when the parts' lengths do not fit together.
+pub fn interleave_section<T: bytemuck::Pod + Default>(
+    parts: &[Artifact],
+    section: usize,
+    path: &Path,
+) -> Result<Vec<T>, StageError> {
+    let slices: Vec<&[T]> = parts.iter().map(|a| a.section(section)).collect();
+    interleave(&slices).ok_or_else(|| {
+        StageError::Invalid(format!(
+            "{}: its {} parts do not fit together",
+            path.display(),
+            parts.len()
+        ))
+    })
+}
+
 /// The folder and file name of an artifact's path.
 pub fn split(path: &Path) -> (&Path, &str) {
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -65,7 +116,7 @@ pub fn split(path: &Path) -> (&Path, &str) {
 }
 
 /// What stands for the payload checksum of an artifact read from parts: a hash of theirs.
-pub fn checksum(parts: &[crate::Artifact]) -> u64 {
+pub fn checksum(parts: &[Artifact]) -> u64 {
     let mut fp = Fingerprint::new("parts", 1);
     for p in parts {
         fp.add_u64(p.header().checksum);
