@@ -34,6 +34,8 @@ pub enum ExportError {
         #[source]
         source: PolarsError,
     },
+    #[error("{path}: not a readable Parquet table ({why})")]
+    Unreadable { path: PathBuf, why: String },
     #[error("table column {name:?} has {found} rows, expected {expected}")]
     Ragged {
         name: String,
@@ -99,6 +101,23 @@ pub struct TextTable {
 
 /// Reads the first `limit` rows of the Parquet file at `path` as text.
 pub fn read_text(path: &Path, limit: usize) -> Result<TextTable, ExportError> {
+    // polars panics on some corrupt files (e.g. a bad thrift field) instead of returning an
+    // error; callers check the export manifest first, and this turns what slips through into
+    // an error naming the file rather than a crash.
+    std::panic::catch_unwind(|| read_text_unguarded(path, limit)).unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "the Parquet reader failed".into());
+        Err(ExportError::Unreadable {
+            path: path.to_owned(),
+            why,
+        })
+    })
+}
+
+fn read_text_unguarded(path: &Path, limit: usize) -> Result<TextTable, ExportError> {
     let polars_err = |source| ExportError::Polars {
         path: path.to_owned(),
         source,

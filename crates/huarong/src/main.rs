@@ -189,7 +189,8 @@ enum Command {
         /// Move metric.
         #[arg(long, value_enum, default_value_t = MetricArg::Piece)]
         metric: MetricArg,
-        /// Print {"layout" or "puzzle", "metric", "moves", "path"} as JSON.
+        /// Print {"layout" or "puzzle", "metric", "moves", "path", "source"} as JSON ("source":
+        /// "tables" or "search", where the answer came from).
         #[arg(long)]
         json: bool,
         /// Where to look for distance tables (<DIR>/<space>/); repeatable, first match wins.
@@ -283,10 +284,26 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {}", describe(&e));
+            report::warn(&format!("error: {}", describe(&e)));
             ExitCode::from(2)
         }
     }
+}
+
+/// The folders `--tables` names, each of which must be there (a typo must not turn a table
+/// lookup into a silent search); without any, every folder under outputs/.
+fn table_roots(tables: Vec<PathBuf>) -> anyhow::Result<Vec<PathBuf>> {
+    if tables.is_empty() {
+        return Ok(pipeline::solve::default_roots());
+    }
+    for dir in &tables {
+        anyhow::ensure!(
+            dir.is_dir(),
+            "--tables {}: no such folder (it must hold pipeline outputs, e.g. outputs/huarong)",
+            dir.display()
+        );
+    }
+    Ok(tables)
 }
 
 /// The error and its causes on one line, each cause once (library errors often already name
@@ -355,10 +372,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => {
             let roots = if cold {
                 Vec::new()
-            } else if tables.is_empty() {
-                pipeline::solve::default_roots()
             } else {
-                tables
+                table_roots(tables)?
             };
             let output = SolveOutput { json, svg, boards };
             what.with_request(|request| solve(request, metric.name(), output, &roots, max_states))
@@ -367,7 +382,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let instance = match pipeline::solve::instance(request) {
                 Ok(i) => i,
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    report::warn(&format!("error: {e}"));
                     return Ok(ExitCode::from(2));
                 }
             };
@@ -397,7 +412,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(e) => {
-                    eprintln!("error: {} judge input: {e}", puzzle.0.name());
+                    report::warn(&format!("error: {} judge input: {e}", puzzle.0.name()));
                     Ok(ExitCode::from(2))
                 }
             }
@@ -414,15 +429,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             max_states,
             threads,
         } => {
-            let roots = if tables.is_empty() {
-                pipeline::solve::default_roots()
-            } else {
-                tables
-            };
+            let roots = table_roots(tables)?;
             let catalog = serve::Catalog::load(puzzles.exists().then_some(puzzles.as_path()))
                 .context("loading the puzzle files")?;
             for (file, why) in &catalog.skipped {
-                eprintln!("skipping {file}: {why}");
+                report::warn(&format!("skipping {file}: {why}"));
             }
             let roots_shown: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
             let app = serve::App {
@@ -434,14 +445,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 app,
                 threads,
                 |addr| {
-                    println!(
-                        "serving on http://{addr}/ (tables under: {})",
-                        if roots_shown.is_empty() {
-                            "none".to_owned()
-                        } else {
-                            roots_shown.join(", ")
-                        }
-                    );
+                    let roots = if roots_shown.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        roots_shown.join(", ")
+                    };
+                    // A closed stdout must not stop the server.
+                    let _ = emit(&format!(
+                        "serving on http://{addr}/ (tables under: {roots})\n"
+                    ));
                 },
             )
             .with_context(|| format!("serving on {bind}:{port}"))?;
@@ -555,23 +567,23 @@ fn solve(
     let instance = match pipeline::solve::instance(request) {
         Ok(i) => i,
         Err(e) => {
-            eprintln!("error: {e}");
+            report::warn(&format!("error: {e}"));
             return Ok(ExitCode::from(2));
         }
     };
     let solution = match pipeline::solve::solve(instance.as_ref(), metric, roots, max_states) {
         Ok(s) => s,
         Err(pipeline::solve::Error::Search(e)) => {
-            eprintln!("{}: {e}", instance.start());
+            report::warn(&format!("{}: {e}", instance.start()));
             return Ok(ExitCode::from(1));
         }
         Err(e) => return Err(e.into()),
     };
     let Some(path) = solution.path else {
-        eprintln!(
+        report::warn(&format!(
             "{} cannot reach the goal in the {metric} metric",
             instance.start()
-        );
+        ));
         return Ok(ExitCode::from(1));
     };
     let moves = path.layouts.len() - 1;
@@ -588,6 +600,11 @@ fn solve(
         v.insert(key.into(), name.into());
         v.insert("metric".into(), metric.into());
         v.insert("moves".into(), moves.into());
+        let source = match solution.method {
+            pipeline::solve::Method::Tables(_) => "tables",
+            pipeline::solve::Method::Cold => "search",
+        };
+        v.insert("source".into(), source.into());
         v.insert("path".into(), path.layouts.clone().into());
         format!("{}\n", serde_json::Value::Object(v))
     } else if tty || output.boards {

@@ -7,6 +7,16 @@ use std::sync::Arc;
 use huarong_core::{Bar, Outcome, Report};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+/// Writes one line to stderr. A closed or failing stderr (`2>&1 | head -1`) loses the line and
+/// nothing else: the run goes on and finishes its outputs (`eprintln!` would panic).
+pub fn warn(line: &str) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = err
+        .write_all(line.as_bytes())
+        .and_then(|()| err.write_all(b"\n"));
+}
+
 /// Prints to stderr; bars only when stderr is a terminal.
 #[derive(Debug)]
 pub struct Terminal {
@@ -65,10 +75,12 @@ impl Report for Terminal {
     }
 
     fn stage(&self, space: &str, stage: &str, seconds: f64, outcome: &Outcome) {
-        eprintln!("  {space:<22} {stage:<15} {seconds:>8.3} s  {outcome}");
+        warn(&format!(
+            "  {space:<22} {stage:<15} {seconds:>8.3} s  {outcome}"
+        ));
     }
 
     fn note(&self, message: &str) {
-        eprintln!("  {message}");
+        warn(&format!("  {message}"));
     }
 }

@@ -33,6 +33,10 @@ pub enum InspectError {
         #[source]
         source: std::io::Error,
     },
+    /// A table the export manifest does not vouch for (changed, truncated, unlisted): never
+    /// read, since a Parquet reader may misread corrupt bytes silently.
+    #[error("{file}: {problem} (`huarong run` rebuilds it; `huarong verify` checks every file)")]
+    Unverified { file: PathBuf, problem: String },
     #[error(transparent)]
     Parquet(#[from] export::ExportError),
 }
@@ -43,12 +47,25 @@ pub fn inspect(dir: &Path, rows: usize) -> Result<Inspection, InspectError> {
     if !summary_path.is_file() {
         return Err(InspectError::NotAnOutput(dir.to_owned()));
     }
-    let summary = export::read_text(&summary_path, usize::MAX)?;
-    let records = export::read_text(&dir.join("records.parquet"), rows)?;
     let io = |source| InspectError::Io {
         path: dir.to_owned(),
         source,
     };
+    let checks = crate::manifest::verify_tables(dir).map_err(io)?;
+    if !dir.join(crate::manifest::FILE).is_file() {
+        return Err(InspectError::Unverified {
+            file: dir.join(crate::manifest::FILE),
+            problem: "missing: no finished export vouches for the tables".into(),
+        });
+    }
+    if let Some(bad) = checks.iter().find(|c| c.problem.is_some()) {
+        return Err(InspectError::Unverified {
+            file: dir.join(&bad.file),
+            problem: bad.problem.clone().unwrap_or_default(),
+        });
+    }
+    let summary = export::read_text(&summary_path, usize::MAX)?;
+    let records = export::read_text(&dir.join("records.parquet"), rows)?;
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(io)?
         .filter_map(|e| e.ok().map(|e| e.path()))
