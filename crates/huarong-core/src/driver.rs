@@ -427,3 +427,14 @@ impl<'a> SectionInput<'a> {
         self.read.borrow().clone()
     }
 }
+
+/// A pipeline list (`what`, e.g. `[huarong] metrics`) that names an item twice is a mistake
+/// (a typo for another item, most often), not a request to build it twice: an error naming it.
+pub fn no_repeats<T: PartialEq + fmt::Debug>(what: &str, items: &[T]) -> Result<(), String> {
+    for (i, x) in items.iter().enumerate() {
+        if items[..i].contains(x) {
+            return Err(format!("{what}: {x:?} is listed twice"));
+        }
+    }
+    Ok(())
+}

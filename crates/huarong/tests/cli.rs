@@ -72,16 +72,28 @@ fn run_then_solve_from_tables_agrees_with_the_stages() {
             )
             .unwrap()
             .values()[i];
-            for extra in [["--tables", out], ["--cold", "--json"]] {
+            // Plain and JSON from the tables, JSON from a cold search: "source" says which.
+            let ways: [&[&str]; 3] = [
+                &["--tables", out],
+                &["--tables", out, "--json"],
+                &["--cold", "--json"],
+            ];
+            for extra in ways {
                 let mut args = vec!["solve", layout, "--metric", metric.name()];
                 args.extend(extra);
                 let o = huarong(&args);
                 assert!(o.status.success(), "{name} {}", stderr(&o));
                 let text = stdout(&o);
-                let (moves, path): (usize, Vec<String>) = if extra[1] == "--json" {
+                let (moves, path): (usize, Vec<String>) = if extra.contains(&"--json") {
                     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
                     assert_eq!(v["layout"], *layout);
                     assert_eq!(v["metric"], metric.name());
+                    let source = if extra[0] == "--cold" {
+                        "search"
+                    } else {
+                        "tables"
+                    };
+                    assert_eq!(v["source"], source, "{name}");
                     let path = v["path"].as_array().unwrap();
                     (
                         v["moves"].as_u64().unwrap() as usize,
@@ -304,4 +316,68 @@ fn verify_with_the_pipeline_names_stale_missing_and_left_over_artifacts() {
     assert!(!out.join("sample-1").exists());
     let o = huarong(&["verify", out_arg, "--pipeline", file_arg]);
     assert!(o.status.success(), "{}", stdout(&o));
+}
+
+#[test]
+fn repeated_list_items_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for (section, says) in [
+        (
+            "[huarong]\npiece_sets = [\"h1v4s4\"]\nspaces = [\"unlabeled\"]\n\
+             metrics = [\"step\", \"step\"]\n",
+            "[huarong] metrics: \"step\" is listed twice",
+        ),
+        (
+            "[huarong]\npiece_sets = [\"h1v4s4\", \"h1v4s4\"]\nspaces = [\"unlabeled\"]\n\
+             metrics = [\"step\"]\n",
+            "[huarong] piece_sets: \"h1v4s4\" is listed twice",
+        ),
+        (
+            "[square-destroyer]\nexhaustive = [1, 2, 1]\n",
+            "[square-destroyer] exhaustive: 1 is listed twice",
+        ),
+    ] {
+        let file = dir.path().join("p.toml");
+        std::fs::write(&file, format!("name = \"p\"\noutput = \"o\"\n{section}")).unwrap();
+        let o = huarong(&[
+            "run",
+            file.to_str().unwrap(),
+            "-o",
+            dir.path().to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{section}");
+        assert!(stderr(&o).contains(says), "{section}: {}", stderr(&o));
+    }
+    // A --tables folder that is not there is an error, not a silent search.
+    for command in [
+        &[
+            "solve",
+            "VCCV/VCCV/VHHV/VSSV/S..S",
+            "--tables",
+            "/no/such/dir",
+        ][..],
+        &["serve", "--port", "0", "--tables", "/no/such/dir"][..],
+    ] {
+        let o = huarong(command);
+        assert_eq!(o.status.code(), Some(2), "{command:?}");
+        assert!(
+            stderr(&o).contains("--tables /no/such/dir: no such folder"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    // --max-states bounds a layout's search too.
+    let o = huarong(&[
+        "solve",
+        "VCCV/VCCV/VHHV/VSSV/S..S",
+        "--cold",
+        "--max-states",
+        "500",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("gave up after 500 states"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -74,6 +74,9 @@ impl Driver for HuarongDriver {
         if h.piece_sets.is_empty() || h.spaces.is_empty() || h.metrics.is_empty() {
             return Err("[huarong] needs at least one piece set, space and metric".into());
         }
+        huarong_core::driver::no_repeats("[huarong] piece_sets", &h.piece_sets)?;
+        huarong_core::driver::no_repeats("[huarong] spaces", &h.spaces)?;
+        huarong_core::driver::no_repeats("[huarong] metrics", &h.metrics)?;
         let mut piece_sets = Vec::new();
         for s in &h.piece_sets {
             if s == "all" {
@@ -96,9 +99,10 @@ impl Driver for HuarongDriver {
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Box::new(HuarongSection {
+            // "all" beside a named set names it twice: one space each.
             piece_sets: dedup(piece_sets),
-            spaces: dedup(h.spaces),
-            metrics: dedup(metrics),
+            spaces: h.spaces,
+            metrics,
             state_tables: h.state_tables,
         }))
     }
@@ -376,18 +380,19 @@ impl huarong_core::driver::Instance for LayoutInstance {
         Some((&*self.space, self.board.code()))
     }
 
-    /// Descends the unlabeled tables (a labeled board moves with its labels), or searches cold:
-    /// a piece set has at most a few million positions, so `limit` is not needed.
+    /// Descends the unlabeled tables (a labeled board moves with its labels), or searches cold,
+    /// keeping at most `limit` positions.
     fn solve(
         &self,
         metric: &str,
         distance: Option<&dyn Fn(u64) -> Option<u16>>,
-        _limit: u64,
+        limit: u64,
     ) -> Result<Option<huarong_core::driver::SolvedPath>, huarong_core::driver::SolveError> {
         let m = Metric::from_name(metric)
             .ok_or_else(|| huarong_core::driver::SolveError::Metric(metric.to_owned()))?;
         let path = match distance {
-            None => crate::solve::solve(&self.board, m),
+            None => crate::solve::solve_within(&self.board, m, limit)
+                .map_err(|e| huarong_core::driver::SolveError::Limit(e.0))?,
             Some(distance) => {
                 let at = |b: &crate::Board| distance(b.code());
                 at(&self.board).map(|mut d| {

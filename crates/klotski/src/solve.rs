@@ -37,6 +37,21 @@ type CodeMap<V> = HashMap<u64, V, BuildHasherDefault<CodeHasher>>;
 /// The search runs on bitboards keyed by [`Bits::key`]; the path is then replayed on the
 /// (possibly labeled) boards, one move per step.
 pub fn solve(start: &Board, metric: Metric) -> Option<Vec<Board>> {
+    // No limit: the search cannot give up.
+    solve_within(start, metric, u64::MAX).ok().flatten()
+}
+
+/// The search kept more than this many positions without reaching a goal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("gave up after {0} positions without reaching a goal")]
+pub struct GaveUp(pub u64);
+
+/// [`solve`], keeping at most `limit` positions: `Err` if the goal is farther than that.
+pub fn solve_within(
+    start: &Board,
+    metric: Metric,
+    limit: u64,
+) -> Result<Option<Vec<Board>>, GaveUp> {
     const ROOT: u64 = u64::MAX;
     let first = Bits::from_board(start);
     let mut parent: CodeMap<u64> = CodeMap::default();
@@ -54,6 +69,9 @@ pub fn solve(start: &Board, metric: Metric) -> Option<Vec<Board>> {
             for s in &succ {
                 if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(s.key()) {
                     e.insert(from);
+                    if parent.len() as u64 > limit {
+                        return Err(GaveUp(limit));
+                    }
                     if s.is_goal() {
                         goal = Some(s.key());
                         break 'search;
@@ -64,8 +82,10 @@ pub fn solve(start: &Board, metric: Metric) -> Option<Vec<Board>> {
         }
         std::mem::swap(&mut frontier, &mut next);
     }
+    let Some(mut at) = goal else {
+        return Ok(None);
+    };
     let mut keys = Vec::new();
-    let mut at = goal?;
     while at != ROOT {
         keys.push(at);
         at = parent[&at];
@@ -80,7 +100,7 @@ pub fn solve(start: &Board, metric: Metric) -> Option<Vec<Board>> {
             .expect("every searched step is a board move");
         path.push(step);
     }
-    Some(path)
+    Ok(Some(path))
 }
 
 /// Whether `b` is one move away from `a` in `metric` (labels included).

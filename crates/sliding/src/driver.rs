@@ -128,14 +128,13 @@ impl Driver for SlidingDriver {
             }
             puzzles.push(p);
         }
+        huarong_core::driver::no_repeats("[sliding] metrics", &c.metrics)?;
         let mut metrics = Vec::new();
         for m in &c.metrics {
             let i = METRICS.iter().position(|x| x == m).ok_or_else(|| {
                 format!("[sliding] metrics: unknown metric {m:?} (use step, straight, piece)")
             })?;
-            if !metrics.contains(&i) {
-                metrics.push(i);
-            }
+            metrics.push(i);
         }
         Ok(Box::new(SlidingSection {
             puzzles,

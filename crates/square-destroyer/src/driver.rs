@@ -83,15 +83,17 @@ impl Driver for SquareDestroyerDriver {
                 ));
             }
         }
+        huarong_core::driver::no_repeats("[square-destroyer] exhaustive", &q.exhaustive)?;
+        huarong_core::driver::no_repeats("[square-destroyer] sampled", &q.sampled)?;
         if q.exhaustive.is_empty() && q.sampled.is_empty() {
             return Err(
                 "[square-destroyer] needs at least one grid (exhaustive or sampled)".into(),
             );
         }
         Ok(Box::new(SquareSection {
-            exhaustive: dedup(q.exhaustive),
+            exhaustive: q.exhaustive,
             symmetric: q.symmetric,
-            sampled: dedup(q.sampled),
+            sampled: q.sampled,
             samples: q.samples,
             seed: q.seed,
         }))
@@ -100,16 +102,6 @@ impl Driver for SquareDestroyerDriver {
     fn judge(&self) -> Option<Judge> {
         Some(|input| crate::judge::run(input).map_err(|e| e.to_string()))
     }
-}
-
-fn dedup(items: Vec<usize>) -> Vec<usize> {
-    let mut out: Vec<usize> = Vec::new();
-    for x in items {
-        if !out.contains(&x) {
-            out.push(x);
-        }
-    }
-    out
 }
 
 impl Section for SquareSection {
