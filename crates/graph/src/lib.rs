@@ -1014,9 +1014,17 @@ mod tests {
                 for &w in nb {
                     assert!(g.neighbors(w).binary_search(&v).is_ok());
                 }
-                let mut codes = Vec::new();
-                u.successors(states.codes()[v as usize], metric, &mut codes);
-                assert_eq!(codes.len(), nb.len());
+                // The targets, from the plain board model (not the bitboards the graph uses).
+                let board = u.board(v);
+                let mut moves = Vec::new();
+                board.moves(klotski::Metric::from_index(metric), &mut moves);
+                let mut targets: Vec<u32> = moves
+                    .iter()
+                    .map(|mv| u.index_of_board(&board.apply(mv)).unwrap())
+                    .collect();
+                targets.sort_unstable();
+                targets.dedup();
+                assert_eq!(nb, &targets[..], "row {v}");
             }
             let (_, o) = run(&u, &states, metric, &path, false, &Reporter::quiet()).unwrap();
             assert_eq!(o, Outcome::Reused);

@@ -43,6 +43,16 @@ const STATES: &[(&str, u64)] = &[
     ("rush-hour-55", 9712),
     ("rush-hour-51", 9360),
     ("rush-hour-10", 304),
+    // The README's table for the block puzzles (computed here, asserted so it cannot drift;
+    // 横刀立马's also equals the component the Huarong Dao model finds, `serve/tests/api.rs`).
+    ("hengdao-lima", 25_955),
+    ("pennant", 1_398),
+    ("quzzle", 888),
+    ("century", 81_340),
+    ("century-and-a-half", 81_340),
+    ("super-century", 81_340),
+    ("new-century", 81_340),
+    ("supercompo", 81_462),
     // n!/2 for the sliding tiles.
     ("five", 360),
     ("seven", 20_160),
@@ -351,4 +361,31 @@ fn eleven_4x3_has_the_published_distance_distribution() {
         m.degree_histogram,
         [0, 0, 79_833_600, 119_750_400, 39_916_800]
     );
+}
+
+/// The 6 × 2 eleven puzzle in full, as the pipeline runs it: one component of 239,500,800
+/// positions; the first 39 terms of OEIS A090167 (the terms bundled) and its diameter, 80
+/// (the sequence's length, A090167 running from distance 0 to 80). About 25 s in release mode;
+/// debug builds skip it.
+#[test]
+fn eleven_6x2_has_the_published_distances_and_diameter() {
+    if cfg!(debug_assertions) {
+        eprintln!("skipped: the 6 x 2 eleven puzzle runs in release mode only");
+        return;
+    }
+    let text = std::fs::read_to_string(root().join("puzzles/eleven-6x2.toml")).unwrap();
+    let p = sliding::driver::read_puzzle("eleven-6x2.toml", &text).unwrap();
+    let space = sliding::driver::space_of(&p);
+    assert_eq!(space.ranked_len(), Some(239_500_800));
+    let dir = tempfile::tempdir().unwrap();
+    let r = pipeline::run_space(space.as_ref(), dir.path(), &[0], &RunOptions::default()).unwrap();
+    let m = &r.metrics[0];
+    let hist = &m.distance_histogram;
+    assert_eq!(
+        &hist[..published::A090167_START.len()],
+        published::A090167_START
+    );
+    assert_eq!((m.max_distance, hist.len()), (80, 81));
+    assert_eq!(hist.iter().sum::<u64>(), 239_500_800);
+    assert_eq!((m.components, m.goal_components), (1, 1));
 }

@@ -97,3 +97,52 @@ fn universe_slice_matches_the_references_and_solves_from_its_tables() {
     let s = solve_layout(&klotski::render(&layout));
     assert_eq!(s.method, Method::Cold);
 }
+
+/// The whole universe in the piece metric (every piece set with positions): the 29,334,498
+/// positions dnomd343/klotski publishes, and its hardest positions — 138 piece moves, in the
+/// 峰回路转 family `h2v3s4` and no other set — with Super Century's start (Storer's 138,
+/// `puzzles/super-century.toml`) among them: the hardest start of any 4 × 5 piece set. About
+/// 10 s and 1.6 GB of scratch disk in release mode; debug builds skip it.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "heavy data check: run with --release")]
+fn the_universe_is_hardest_at_138_in_h2v3s4_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = Pipeline::parse(
+        "name = \"universe-piece\"\noutput = \"unused\"\n[huarong]\npiece_sets = [\"all\"]\n\
+         spaces = [\"unlabeled\"]\nmetrics = [\"piece\"]\nstate_tables = false\n",
+    )
+    .unwrap();
+    let report = run_pipeline(&pipeline, Some(dir.path()), &RunOptions::default()).unwrap();
+    assert_eq!(report.spaces.len(), 203);
+    let positions: u64 = report.spaces.iter().map(|s| s.states).sum();
+    assert_eq!(positions, 29_334_498);
+    let max = |s: &pipeline::SpaceReport| s.metrics[0].max_distance;
+    let hardest = report.spaces.iter().map(max).max().unwrap();
+    assert_eq!(hardest, 138);
+    let at: Vec<&str> = report
+        .spaces
+        .iter()
+        .filter(|s| max(s) == hardest)
+        .map(|s| s.space_id.as_str())
+        .collect();
+    assert_eq!(at, ["h2v3s4-unlabeled"]);
+    // Super Century's start, from its puzzle file's letters: A, E, G vertical generals, F the
+    // 2 × 2 block, H and J horizontal, B, C, D, I soldiers.
+    let super_century = "VSSS/VVCC/VVCC/VHHS/..HH";
+    let request = SolveRequest {
+        position: Some(super_century),
+        ..SolveRequest::default()
+    };
+    let s = solve(
+        instance(&request).unwrap().as_ref(),
+        "piece",
+        &[dir.path()],
+        u64::MAX,
+    )
+    .unwrap();
+    assert_eq!(
+        s.method,
+        Method::Tables(dir.path().join("h2v3s4-unlabeled"))
+    );
+    assert_eq!(s.path.unwrap().layouts.len() - 1, 138);
+}

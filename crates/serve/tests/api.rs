@@ -268,7 +268,12 @@ async fn bad_requests_get_a_json_error_naming_the_problem() {
             400,
             "colour",
         ),
-        ("/api/solve?text=board", 400, ""),
+        // Not TOML: the parser names the line and column.
+        (
+            "/api/solve?text=board",
+            400,
+            "pasted.toml: TOML parse error at line 1, column 6",
+        ),
         ("/nope", 404, "no such page"),
     ];
     for &(target, status, words) in cases {

@@ -274,11 +274,50 @@ fn reference_of(p: &SlidingPuzzle, text: &str) -> Reference {
             }
         }
     }
-    let mut class = BTreeMap::new();
-    for cl in &p.layout.classes {
-        for &l in &cl.letters {
-            class.insert(l, cl.letters.clone());
+    // Look-alikes from the file's own text, not from the model: letters whose cells have the
+    // same shape (cell offsets from their bounding box's top-left corner), unless `labeled` or
+    // the letter is `distinct`.
+    let board: Vec<char> = doc["board"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .filter(|l| !l.is_empty())
+        .flat_map(|l| l.chars())
+        .collect();
+    let labeled = doc
+        .get("labeled")
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false);
+    let distinct = doc.get("distinct").and_then(|v| v.as_str()).unwrap_or("");
+    let mut shapes: BTreeMap<char, Vec<(usize, usize)>> = BTreeMap::new();
+    for (i, &ch) in board.iter().enumerate() {
+        if ch != '.' && ch != '#' {
+            shapes
+                .entry(ch)
+                .or_default()
+                .push((i / p.cols(), i % p.cols()));
         }
+    }
+    for cells in shapes.values_mut() {
+        let top = cells.iter().map(|c| c.0).min().unwrap();
+        let left = cells.iter().map(|c| c.1).min().unwrap();
+        for c in cells.iter_mut() {
+            *c = (c.0 - top, c.1 - left);
+        }
+    }
+    let alone = |l: char| labeled || distinct.contains(l);
+    let mut class = BTreeMap::new();
+    for (&l, shape) in &shapes {
+        let mates: Vec<char> = if alone(l) {
+            vec![l]
+        } else {
+            shapes
+                .iter()
+                .filter(|&(&m, s)| !alone(m) && s == shape)
+                .map(|(&m, _)| m)
+                .collect()
+        };
+        class.insert(l, mates);
     }
     Reference {
         rows: p.rows(),
