@@ -34,10 +34,11 @@ import subprocess
 import duckdb
 import matplotlib.pyplot as plt
 import polars as pl
+from verified import verified
 from matplotlib.patches import Rectangle
 
 pl.Config.set_tbl_rows(30)
-assert (OUT / "summary.parquet").exists(), f"run a pipeline first: no {OUT}/summary.parquet"
+verified(OUT)  # every table matches export.manifest (refused otherwise)
 
 # %% [markdown]
 # ## Summary: one row per state space and metric

@@ -28,12 +28,13 @@ ROOT = Path(os.environ.get("SIBLING_OUTPUTS", "../outputs"))
 # %%
 import matplotlib.pyplot as plt
 import polars as pl
+from verified import verified
 from matplotlib.patches import Rectangle
 
 pl.Config.set_tbl_rows(30)
 pl.Config.set_fmt_str_lengths(80)
 for name in ["solitaire", "omnigravity", "square-destroyer"]:
-    assert (ROOT / name / "summary.parquet").exists(), f"run pipelines/{name}.toml first"
+    verified(ROOT / name)  # every table matches export.manifest (refused otherwise)
 COLS = ["space", "metric", "states", "goal_states", "edges", "components", "max_distance",
         "max_distance_states", "answer"]
 

@@ -30,11 +30,12 @@ OUT = Path(os.environ.get("SLIDING_OUTPUTS", "../outputs/sliding"))
 # %%
 import matplotlib.pyplot as plt
 import polars as pl
+from verified import verified
 from matplotlib.patches import Rectangle
 
 pl.Config.set_tbl_rows(60)
 pl.Config.set_fmt_str_lengths(60)
-assert (OUT / "summary.parquet").exists(), "run pipelines/sliding.toml first"
+verified(OUT)  # every table matches export.manifest (refused otherwise)
 summary = pl.read_parquet(OUT / "summary.parquet")
 records = pl.read_parquet(OUT / "records.parquet")
 hist = pl.read_parquet(OUT / "distance_histogram.parquet")

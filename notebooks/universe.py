@@ -31,10 +31,11 @@ import re
 import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
+from verified import verified
 from matplotlib.patches import Rectangle
 
 pl.Config.set_tbl_rows(20)
-assert (OUT / "summary.parquet").exists(), f"run pipelines/klotski-universe.toml first: {OUT}"
+verified(OUT)  # every table matches export.manifest (refused otherwise)
 summary = pl.read_parquet(OUT / "summary.parquet").with_columns(
     pl.col("piece_set").str.extract(r"h(\d+)", 1).cast(pl.Int32).alias("h"),
     pl.col("piece_set").str.extract(r"v(\d+)", 1).cast(pl.Int32).alias("v"),

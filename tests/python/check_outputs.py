@@ -11,9 +11,14 @@ from pathlib import Path
 import duckdb
 import polars as pl
 import pyarrow.parquet as pq
+from polars.testing import assert_frame_equal
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "notebooks"))
+from verified import verified  # noqa: E402
 
 
 def main(out: Path) -> None:
+    verified(out)
     summary = pl.read_parquet(out / "summary.parquet")
     expected_columns = [
         "puzzle", "piece_set", "labeled", "metric", "states", "goal_states", "edges",
@@ -137,19 +142,60 @@ def check_huarong(out: Path, summary: pl.DataFrame, records: pl.DataFrame) -> No
 
 
 def readers_agree(out: Path) -> None:
-    """duckdb, pyarrow and polars read the same files and agree."""
+    """duckdb, pyarrow and polars, each with its own Parquet reader, read the same values from
+    every file: same columns, same rows in the same order, cell for cell."""
     con = duckdb.connect()
+    compared = 0
     for f in sorted(out.glob("*.parquet")):
-        n_duck = con.execute(f"select count(*) from read_parquet('{f}')").fetchone()[0]
-        n_arrow = pq.read_metadata(f).num_rows
-        n_polars = pl.scan_parquet(f).select(pl.len()).collect().item()
-        assert n_duck == n_arrow == n_polars, (f.name, n_duck, n_arrow, n_polars)
-    summary = pl.read_parquet(out / "summary.parquet")
-    table = pq.read_table(out / "summary.parquet")
-    assert table.num_rows == summary.height
+        by_polars = pl.read_parquet(f)
+        by_arrow = pl.from_arrow(pq.read_table(f))
+        by_duck = pl.from_arrow(con.sql(f"select * from read_parquet('{f}')").to_arrow_table())
+        assert by_polars.height == pq.read_metadata(f).num_rows, f.name
+        # duckdb maps some logical types its own way (e.g. UINT8 to UTINYINT, the same
+        # values); the values must agree exactly.
+        assert_frame_equal(by_polars, by_arrow)
+        assert_frame_equal(by_polars, by_duck, check_dtypes=False)
+        compared += 1
+    assert compared >= 3, (out, compared)
+
+
+def verified_refuses_changed_tables(out: Path) -> None:
+    """notebooks/verified.py refuses a copy of `out` with one byte of a table changed, one with
+    an unlisted table and one without its manifest, naming the file."""
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "copy"
+        copy.mkdir()
+        for f in out.iterdir():  # the tables and the manifest, not the artifact folders
+            if f.is_file():
+                shutil.copy(f, copy / f.name)
+        summary = copy / "summary.parquet"
+        data = bytearray(summary.read_bytes())
+        data[len(data) // 2] ^= 0x5A
+        summary.write_bytes(bytes(data))
+        for broken, why in [
+            (lambda: None, "xxh3"),
+            (lambda: summary.write_bytes((out / "summary.parquet").read_bytes()), None),
+            (lambda: (copy / "extra.parquet").write_bytes(b"x"), "not listed"),
+            (lambda: (copy / "export.manifest").unlink(), "missing"),
+        ]:
+            broken()
+            if why is None:
+                verified(copy)  # restored: accepted again
+                continue
+            try:
+                verified(copy)
+            except (ValueError, FileNotFoundError) as e:
+                assert why in str(e), (why, e)
+            else:
+                raise AssertionError(f"verified() accepted a folder with {why}")
 
 
 if __name__ == "__main__":
     assert len(sys.argv) > 1, __doc__
     for arg in sys.argv[1:]:
         main(Path(arg))
+    verified_refuses_changed_tables(Path(sys.argv[1]))
+    print("notebooks/verified.py refuses changed, unlisted and unvouched tables")
