@@ -1,0 +1,53 @@
+//! `huarong inspect`: what an output folder holds, as aligned tables.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use super::emit;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The output folder, e.g. outputs/huarong.
+    dir: PathBuf,
+    /// Most records to print.
+    #[arg(long, default_value_t = 30)]
+    rows: usize,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let seen = pipeline::inspect::inspect(&args.dir, args.rows)?;
+    emit(&format_inspection(&args.dir, &seen))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn format_inspection(dir: &Path, seen: &pipeline::inspect::Inspection) -> String {
+    let strip_types = |cols: &[String]| -> Vec<String> {
+        cols.iter()
+            .map(|c| c.split(" (").next().unwrap_or(c).to_owned())
+            .collect()
+    };
+    let mut out = format!("{}\n\nsummary\n", dir.display());
+    out += &render::table(&strip_types(&seen.summary.columns), &seen.summary.rows);
+    out += &format!(
+        "\nrecords ({} of {} rows)\n",
+        seen.records.rows.len(),
+        seen.records.total_rows
+    );
+    out += &render::table(&strip_types(&seen.records.columns), &seen.records.rows);
+    out += "\ntables\n";
+    let rows: Vec<Vec<String>> = seen
+        .tables
+        .iter()
+        .map(|t| {
+            vec![
+                t.file.clone(),
+                t.rows.to_string(),
+                t.columns.to_string(),
+                t.bytes.to_string(),
+            ]
+        })
+        .collect();
+    let headers = ["file", "rows", "columns", "bytes"].map(String::from);
+    out += &render::table(&headers, &rows);
+    out
+}

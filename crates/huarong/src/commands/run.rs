@@ -1,0 +1,191 @@
+//! `huarong run`: every stage of a pipeline, then the report table.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::ValueEnum;
+use huarong_core::Reporter;
+use pipeline::{Pipeline, RunOptions, RunReport};
+
+use super::emit;
+use crate::report;
+
+/// Where components and distances run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    /// Rayon threads in this process.
+    Local,
+    /// timely-dataflow workers, in this process or several.
+    Timely,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Print help (`-h` is the host file, so only `--help`).
+    #[arg(long, action = clap::ArgAction::Help)]
+    #[allow(
+        dead_code,
+        reason = "clap prints the help and exits; the value is never set"
+    )]
+    help: Option<bool>,
+    /// The pipeline description, e.g. pipelines/huarong.toml.
+    pipeline: PathBuf,
+    /// Rebuild every artifact even if a verified one is there.
+    #[arg(long)]
+    force: bool,
+    /// No progress bars and no per-stage log.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Write outputs here instead of the pipeline's `output`.
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+    /// fsync every artifact before renaming it into place (durable across power loss;
+    /// without it a torn artifact is still detected by its checksum and rebuilt).
+    #[arg(long)]
+    fsync: bool,
+    /// Where components and distances run (default: the pipeline's `engine`, else local).
+    #[arg(long, value_enum)]
+    engine: Option<EngineArg>,
+    /// timely worker threads per process (default: the pipeline's `workers`, else 2).
+    #[arg(long, short = 'w')]
+    workers: Option<usize>,
+    /// timely processes (needs --hostfile).
+    #[arg(long, short = 'n', default_value_t = 1)]
+    processes: usize,
+    /// This process's index among the timely processes.
+    #[arg(long, short = 'p', default_value_t = 0)]
+    process: usize,
+    /// File with one host:port per timely process.
+    #[arg(long = "hostfile", short = 'h')]
+    hostfile: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    huarong_core::atomic::set_durable(args.fsync);
+    let p = Pipeline::load(&args.pipeline)?;
+    let opts = RunOptions {
+        force: args.force,
+        reporter: if args.quiet {
+            Reporter::quiet()
+        } else {
+            Reporter::new(Arc::new(report::Terminal::new()))
+        },
+        engine: engine_of(&p, &args)?,
+    };
+    let report = pipeline::run_pipeline(&p, args.output.as_deref(), &opts)
+        .with_context(|| format!("running pipeline {}", args.pipeline.display()))?;
+    if opts.engine.is_follower() {
+        emit(&format!(
+            "pipeline {}: process {} of {} took part in every dataflow; \
+             process 0 writes the outputs\n",
+            report.name, args.process, args.processes
+        ))?;
+    } else {
+        emit(&format_report(&report))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The engine of a run: the command line over the pipeline's choice.
+fn engine_of(p: &Pipeline, args: &Args) -> anyhow::Result<pipeline::Engine> {
+    use pipeline::config::EngineChoice;
+    let from_file = match p.engine {
+        EngineChoice::Local => None,
+        EngineChoice::Timely { workers } => Some(workers),
+    };
+    let (processes, process) = (args.processes, args.process);
+    let timely = match args.engine {
+        Some(EngineArg::Timely) => true,
+        Some(EngineArg::Local) => false,
+        None => from_file.is_some() || processes > 1,
+    };
+    if !timely {
+        if processes > 1 || args.hostfile.is_some() {
+            anyhow::bail!("-n/-p/--hostfile need --engine timely");
+        }
+        return Ok(pipeline::Engine::Local);
+    }
+    let workers = args.workers.or(from_file).unwrap_or(2);
+    anyhow::ensure!(workers >= 1, "--workers must be at least 1");
+    let hosts = match &args.hostfile {
+        None => Vec::new(),
+        Some(f) => read_hosts(f)?,
+    };
+    if processes > 1 || !hosts.is_empty() {
+        anyhow::ensure!(
+            hosts.len() == processes,
+            "{} hosts in the host file for -n {processes} processes",
+            hosts.len()
+        );
+        anyhow::ensure!(
+            process < processes,
+            "process index {process} is not below -n {processes}"
+        );
+    }
+    let cluster = dataflow::Cluster {
+        workers,
+        process,
+        hosts,
+    };
+    Ok(pipeline::Engine::Timely(Arc::new(cluster)))
+}
+
+/// One host:port per line; blank lines and `#` comments are skipped.
+fn read_hosts(file: &std::path::Path) -> anyhow::Result<Vec<String>> {
+    Ok(std::fs::read_to_string(file)
+        .with_context(|| format!("reading the host file {}", file.display()))?
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(String::from)
+        .collect())
+}
+
+fn format_report(report: &RunReport) -> String {
+    let mut out = format!("pipeline {} -> {}\n", report.name, report.output.display());
+    let row = |cells: [&str; 10]| {
+        format!(
+            "{:<18} {:<8} {:>10} {:>9} {:>10} {:>7} {:>6} {:>10} {:>5} {:>7}\n",
+            cells[0],
+            cells[1],
+            cells[2],
+            cells[3],
+            cells[4],
+            cells[5],
+            cells[6],
+            cells[7],
+            cells[8],
+            cells[9]
+        )
+    };
+    out += &row([
+        "space", "metric", "states", "goals", "edges", "comps", "goalc", "solvable", "maxd",
+        "at maxd",
+    ]);
+    for s in &report.spaces {
+        for m in &s.metrics {
+            out += &row([
+                &s.space_id,
+                &m.metric,
+                &s.states.to_string(),
+                &s.goal_states.to_string(),
+                &m.edges.to_string(),
+                &m.components.to_string(),
+                &m.goal_components.to_string(),
+                &m.solvable_states.to_string(),
+                &m.max_distance.to_string(),
+                &m.max_distance_states.to_string(),
+            ]);
+        }
+    }
+    out += &format!(
+        "parquet tables ({}, {:.2} s):\n",
+        report.export_outcome, report.export_seconds
+    );
+    for (name, size) in &report.tables {
+        out += &format!("  {name:<40} {size:>12} bytes\n");
+    }
+    out
+}

@@ -1,0 +1,201 @@
+//! `huarong solve`: an optimal solution, from distance tables or a search, printed as a path,
+//! JSON, boards or an SVG. Also [`What`], the position `solve` and `render` are about.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::ValueEnum;
+use huarong_core::driver::{Instance, SolveRequest};
+
+use super::{emit, table_roots};
+use crate::report::warn;
+
+/// Which position `solve` and `render` are about.
+#[derive(Debug, clap::Args)]
+pub struct What {
+    /// A Huarong Dao layout, e.g. VCCV/VCCV/VHHV/VSSV/S..S (labeled layouts give labeled
+    /// paths); with --puzzle, a position of that puzzle instead of its board.
+    layout: Option<String>,
+    /// A sliding-block puzzle file (puzzles/*.toml).
+    #[arg(long, value_name = "FILE")]
+    puzzle: Option<PathBuf>,
+    /// Move Cao Cao's top-left cell to ROW,COL (0-based) instead of the exit at 3,1.
+    #[arg(long, value_name = "ROW,COL", value_parser = parse_goal)]
+    goal: Option<(usize, usize)>,
+}
+
+fn parse_goal(text: &str) -> Result<(usize, usize), String> {
+    let (r, c) = text
+        .split_once(',')
+        .ok_or_else(|| format!("{text:?}: expected ROW,COL, e.g. 3,1"))?;
+    let num = |t: &str| {
+        t.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("{t:?} is not a row or column number"))
+    };
+    Ok((num(r)?, num(c)?))
+}
+
+impl What {
+    /// The instance the request names; `Err(exit status 2)` after saying why it is invalid.
+    pub fn instance(&self) -> anyhow::Result<Result<Box<dyn Instance>, ExitCode>> {
+        let text = match &self.puzzle {
+            Some(file) => Some(
+                std::fs::read_to_string(file)
+                    .with_context(|| format!("reading the puzzle file {}", file.display()))?,
+            ),
+            None => None,
+        };
+        let path = self
+            .puzzle
+            .as_ref()
+            .map(|p| p.to_string_lossy().into_owned());
+        let request = SolveRequest {
+            position: self.layout.as_deref(),
+            puzzle: path.as_deref().zip(text.as_deref()),
+            goal: self.goal,
+        };
+        Ok(pipeline::solve::instance(&request).map_err(|e| {
+            warn(&format!("error: {e}"));
+            ExitCode::from(2)
+        }))
+    }
+}
+
+/// A move metric on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MetricArg {
+    /// One piece slides one cell.
+    Step,
+    /// One piece slides any number of cells in one direction.
+    Straight,
+    /// One piece moves anywhere it can reach by unit slides (the 81-move record's metric).
+    Piece,
+}
+
+impl MetricArg {
+    fn name(self) -> &'static str {
+        match self {
+            MetricArg::Step => "step",
+            MetricArg::Straight => "straight",
+            MetricArg::Piece => "piece",
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    what: What,
+    /// Move metric.
+    #[arg(long, value_enum, default_value_t = MetricArg::Piece)]
+    metric: MetricArg,
+    /// Print {"layout" or "puzzle", "metric", "moves", "path", "source"} as JSON ("source":
+    /// "tables" or "search", where the answer came from).
+    #[arg(long)]
+    json: bool,
+    /// Where to look for distance tables (<DIR>/<space>/); repeatable, first match wins.
+    /// Default: every folder under outputs/.
+    #[arg(long, value_name = "DIR")]
+    tables: Vec<PathBuf>,
+    /// Never use tables: always search.
+    #[arg(long)]
+    cold: bool,
+    /// Most states a search may keep before it gives up (exit status 1).
+    #[arg(long, value_name = "N", default_value_t = 50_000_000)]
+    max_states: u64,
+    /// Also draw the solution into this SVG file (a grid of numbered frames).
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+    /// Print the boards (numbered strips, the moved piece highlighted) even when stdout is
+    /// not a terminal; on a terminal they are the default, in colour.
+    #[arg(long)]
+    boards: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let roots = if args.cold {
+        Vec::new()
+    } else {
+        table_roots(args.tables.clone())?
+    };
+    let instance = match args.what.instance()? {
+        Ok(i) => i,
+        Err(code) => return Ok(code),
+    };
+    let metric = args.metric.name();
+    let solution = match pipeline::solve::solve(instance.as_ref(), metric, &roots, args.max_states)
+    {
+        Ok(s) => s,
+        Err(pipeline::solve::Error::Search(e)) => {
+            warn(&format!("{}: {e}", instance.start()));
+            return Ok(ExitCode::from(1));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let Some(path) = &solution.path else {
+        warn(&format!(
+            "{} cannot reach the goal in the {metric} metric",
+            instance.start()
+        ));
+        return Ok(ExitCode::from(1));
+    };
+    let moves = path.layouts.len() - 1;
+    let frames = render::frames(&path.pictures);
+    if let Some(file) = &args.svg {
+        let title = format!("{} — {moves} moves ({metric} metric)", instance.start());
+        let doc = render::svg::solution(&frames, 12, &title);
+        std::fs::write(file, doc).with_context(|| format!("writing {}", file.display()))?;
+    }
+    let text = if args.json {
+        json(instance.as_ref(), metric, &solution)
+    } else {
+        text(metric, path, &frames, args.boards)
+    };
+    emit(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `{"layout" or "puzzle", "metric", "moves", "path", "source"}` on one line.
+fn json(instance: &dyn Instance, metric: &str, solution: &pipeline::solve::Solution) -> String {
+    let path = solution.path.as_ref().expect("solved");
+    let (key, name) = instance.describe();
+    let mut v = serde_json::Map::new();
+    v.insert(key.into(), name.into());
+    v.insert("metric".into(), metric.into());
+    v.insert("moves".into(), (path.layouts.len() - 1).into());
+    let source = match solution.method {
+        pipeline::solve::Method::Tables(_) => "tables",
+        pipeline::solve::Method::Cold => "search",
+    };
+    v.insert("source".into(), source.into());
+    v.insert("path".into(), path.layouts.clone().into());
+    format!("{}\n", serde_json::Value::Object(v))
+}
+
+/// The boards on a terminal (or with `--boards`), else the move count and the path.
+fn text(
+    metric: &str,
+    path: &huarong_core::driver::SolvedPath,
+    frames: &[render::Frame],
+    boards: bool,
+) -> String {
+    use std::io::IsTerminal;
+    let moves = path.layouts.len() - 1;
+    let tty = std::io::stdout().is_terminal();
+    if !tty && !boards {
+        return format!("{moves}\n{}\n", path.layouts.join("\n"));
+    }
+    let style = render::text::Style {
+        colour: tty && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let width = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|w| w.parse().ok())
+        .unwrap_or(100);
+    format!(
+        "{moves} moves ({metric} metric)\n\n{}",
+        render::text::strips(frames, style, width)
+    )
+}
