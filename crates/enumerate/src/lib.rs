@@ -26,7 +26,9 @@ pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P) -> u64 {
     let mut fp = Fingerprint::new("enumerate", VERSION);
     huarong_core::add_space(&mut fp, puzzle);
     if puzzle.ranked_len().is_none() {
-        let starts = sorted_starts(puzzle);
+        let mut starts = puzzle.starts();
+        starts.sort_unstable();
+        starts.dedup();
         fp.add_list(starts.len());
         for s in starts {
             fp.add_u64(s);
@@ -165,19 +167,35 @@ fn write_explored<P: Puzzle + ?Sized>(
 
 /// Every state reachable from the puzzle's starts (along [`Puzzle::explore_metrics`]), sorted.
 pub fn explore<P: Puzzle + ?Sized>(puzzle: &P, progress: impl Fn(u64)) -> Vec<u64> {
-    if puzzle.directed() {
-        explore_directed(puzzle, progress)
-    } else {
-        explore_layers(puzzle, progress)
-    }
+    let starts = puzzle.starts();
+    explore_from(
+        puzzle,
+        &starts,
+        &puzzle.explore_metrics(),
+        u64::MAX,
+        progress,
+    )
+    .expect("no limit to exceed")
 }
 
-/// The start states, sorted and deduplicated.
-fn sorted_starts<P: Puzzle + ?Sized>(puzzle: &P) -> Vec<u64> {
-    let mut starts = puzzle.starts();
+/// Every state reachable from `starts` by the moves of `metrics`, sorted — the search of
+/// [`explore`], also for a single component (`huarong serve` explores a position's). More than
+/// `limit` states: `Err` with the number found so far (at the end of the level that passed it).
+pub fn explore_from<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    starts: &[u64],
+    metrics: &[usize],
+    limit: u64,
+    progress: impl Fn(u64),
+) -> Result<Vec<u64>, u64> {
+    let mut starts = starts.to_vec();
     starts.sort_unstable();
     starts.dedup();
-    starts
+    if puzzle.directed() {
+        explore_directed(puzzle, starts, metrics, limit, progress)
+    } else {
+        explore_layers(puzzle, starts, metrics, limit, progress)
+    }
 }
 
 /// The successors of a level's states, sorted and deduplicated (in parallel when the level is
@@ -211,30 +229,43 @@ fn next_level<P: Puzzle + ?Sized>(puzzle: &P, metrics: &[usize], frontier: &[u64
 /// levels `k − 1`, `k` and `k + 1` only. So each new level is checked against the two before it
 /// (binary search in sorted vectors), never against everything seen; the levels are merged once
 /// at the end.
-fn explore_layers<P: Puzzle + ?Sized>(puzzle: &P, progress: impl Fn(u64)) -> Vec<u64> {
-    let metrics = puzzle.explore_metrics();
-    let mut current = sorted_starts(puzzle);
+fn explore_layers<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    starts: Vec<u64>,
+    metrics: &[usize],
+    limit: u64,
+    progress: impl Fn(u64),
+) -> Result<Vec<u64>, u64> {
+    let mut current = starts;
     let mut previous: Vec<u64> = Vec::new();
     let mut all = current.clone();
     while !current.is_empty() {
-        let mut next = next_level(puzzle, &metrics, &current);
+        let mut next = next_level(puzzle, metrics, &current);
         next.retain(|c| previous.binary_search(c).is_err() && current.binary_search(c).is_err());
         progress(next.len() as u64);
         all.extend_from_slice(&next);
+        if all.len() as u64 > limit {
+            return Err(all.len() as u64);
+        }
         previous = std::mem::replace(&mut current, next);
     }
     all.par_sort_unstable();
-    all
+    Ok(all)
 }
 
 /// Directed moves: a level-synchronous search against the sorted set of every state seen
 /// (a state can be reached again from any later level).
-fn explore_directed<P: Puzzle + ?Sized>(puzzle: &P, progress: impl Fn(u64)) -> Vec<u64> {
-    let metrics = puzzle.explore_metrics();
-    let mut frontier = sorted_starts(puzzle);
+fn explore_directed<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    starts: Vec<u64>,
+    metrics: &[usize],
+    limit: u64,
+    progress: impl Fn(u64),
+) -> Result<Vec<u64>, u64> {
+    let mut frontier = starts;
     let mut seen = frontier.clone();
     while !frontier.is_empty() {
-        let next: Vec<u64> = next_level(puzzle, &metrics, &frontier)
+        let next: Vec<u64> = next_level(puzzle, metrics, &frontier)
             .into_par_iter()
             .filter(|c| seen.binary_search(c).is_err())
             .collect();
@@ -253,9 +284,12 @@ fn explore_directed<P: Puzzle + ?Sized>(puzzle: &P, progress: impl Fn(u64)) -> V
         merged.extend_from_slice(&seen[i..]);
         merged.extend_from_slice(&next[j..]);
         seen = merged;
+        if seen.len() as u64 > limit {
+            return Err(seen.len() as u64);
+        }
         frontier = next;
     }
-    seen
+    Ok(seen)
 }
 
 #[cfg(test)]

@@ -441,7 +441,8 @@ fn main() {
     };
     let (warm, path) = time(reps, || {
         let instance = pipeline::solve::instance(&request).unwrap();
-        pipeline::solve::solve(instance.as_ref(), "piece", &[&tables], u64::MAX)
+        pipeline::play::Atlas::searching(vec![tables.clone()], u64::MAX)
+            .solve_instance(instance.as_ref(), Some("piece"))
             .unwrap()
             .path
             .unwrap()

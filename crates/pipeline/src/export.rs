@@ -11,8 +11,8 @@ use huarong_core::driver::{Plan, SpaceView};
 use huarong_core::{Fingerprint, Outcome, Table};
 
 use crate::run::{RunOptions, SpaceReport};
-use crate::tables::{self, OpenSpace};
-use crate::{Pipeline, PipelineError, manifest, space_dir};
+use crate::space::{self, OpenSpace};
+use crate::{Pipeline, PipelineError, manifest, tables};
 
 /// The export's algorithm version: bump it whenever the same inputs give other table bytes.
 /// 4: one export path for every puzzle (the registry); `component_sizes.parquet` for all.
@@ -26,7 +26,7 @@ pub fn fingerprint(pipeline: &Pipeline, plan: &Plan, output: &Path) -> Result<u6
     fp.add_list(plan.spaces.len());
     for spec in &plan.spaces {
         fp.add_str(&spec.puzzle.space_id())
-            .add_u64(manifest::space_checksum(&space_dir(output, spec), spec)?);
+            .add_u64(space::checksum(&space::dir(output, spec), spec)?);
     }
     Ok(fp.finish())
 }
@@ -71,7 +71,7 @@ fn write(
             .map(|(s, r)| {
                 OpenSpace::open_from(
                     s.puzzle.as_ref(),
-                    &space_dir(output, s),
+                    &space::dir(output, s),
                     &s.metrics,
                     &r.goals.sources,
                 )

@@ -13,6 +13,7 @@ pub mod play;
 pub mod prune;
 pub mod run;
 pub mod solve;
+pub mod space;
 pub mod tables;
 pub mod verify;
 
@@ -180,11 +181,6 @@ fn run_spaces(
     Ok(done.into_iter().map(|d| d.1).collect())
 }
 
-/// The folder of a space's artifacts.
-pub fn space_dir(output: &Path, spec: &SpaceSpec) -> PathBuf {
-    output.join(spec.puzzle.space_id())
-}
-
 fn run_one(
     spec: &SpaceSpec,
     output: &Path,
@@ -192,7 +188,7 @@ fn run_one(
 ) -> Result<SpaceReport, PipelineError> {
     let mut report = run_space(
         spec.puzzle.as_ref(),
-        &space_dir(output, spec),
+        &space::dir(output, spec),
         &spec.metrics,
         opts,
     )?;

@@ -16,10 +16,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use huarong_core::artifact::{Artifact, hash_file};
-use huarong_core::driver::SpaceSpec;
 
 use crate::PipelineError;
-use crate::run::files;
 
 /// The manifest's file name inside a pipeline's output folder.
 pub const FILE: &str = "export.manifest";
@@ -34,39 +32,6 @@ pub enum Unusable {
     Missing,
     /// Stale inputs or a changed, missing or corrupt file (the reason).
     Invalid(String),
-}
-
-/// The artifact files of a space in its folder `dir`: the state table, then per metric the
-/// graph, components and distances (the components and distances as their parts where a
-/// multi-process run wrote them so, [`huarong_core::shards`]).
-pub fn artifact_names(dir: &Path, spec: &SpaceSpec) -> Vec<String> {
-    let mut names = vec![files::STATES.to_owned()];
-    for &m in &spec.metrics {
-        let metric = spec.puzzle.metrics()[m];
-        names.push(files::graph(metric));
-        for name in [files::components(metric), files::distances(metric)] {
-            match huarong_core::shards::parts_of(dir, &name) {
-                Some(parts) => names.extend(
-                    (0..parts.len())
-                        .map(|k| huarong_core::shards::part_name(&name, k, parts.len())),
-                ),
-                None => names.push(name),
-            }
-        }
-    }
-    names
-}
-
-/// A hash of the names and payload checksums of every artifact of a space in `dir` (read from
-/// their headers: the stages of the run have just verified them).
-pub fn space_checksum(dir: &Path, spec: &SpaceSpec) -> Result<u64, PipelineError> {
-    let mut fp = huarong_core::Fingerprint::new("space", 2);
-    for name in artifact_names(dir, spec) {
-        let header =
-            Artifact::peek_header(&dir.join(&name)).map_err(huarong_core::StageError::from)?;
-        fp.add_str(&name).add_u64(header.checksum);
-    }
-    Ok(fp.finish())
 }
 
 /// The tables a valid manifest lists, if it matches `fingerprint` and every file verifies.

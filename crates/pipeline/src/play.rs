@@ -10,24 +10,16 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use huarong_core::driver::{Instance, SolveRequest, SolvedPath};
+use huarong_core::driver::{Instance, SolveRequest};
 use huarong_core::picture::Picture;
 use huarong_core::{Fingerprint, Puzzle, UNREACHABLE, metric_index};
 
 use crate::solve::{DistanceTables, Error, instance};
+pub use crate::solve::{Solution, Source};
 use crate::tables::representatives;
 
 /// Explored components kept for reuse.
 const EXPLORED_CACHE: usize = 16;
-
-/// Where an answer came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
-    /// The distance tables in this folder.
-    Tables(PathBuf),
-    /// The position's component, explored now: this many states.
-    Explored(u64),
-}
 
 /// A position's component.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,18 +58,12 @@ pub struct Position {
     pub source: Source,
 }
 
-/// The optimal path from a position (start first), `None` if no goal is reachable.
-#[derive(Debug, Clone)]
-pub struct Solution {
-    pub path: Option<SolvedPath>,
-    pub source: Source,
-}
-
 /// Distance tables, components and explored components, shared by every request.
 #[derive(Debug)]
 pub struct Atlas {
     roots: Vec<PathBuf>,
     limit: u64,
+    cold: Cold,
     /// Per (space key, metric): the tables found under the roots (`None`: none), once looked up.
     tables: Mutex<HashMap<(u64, usize), Slot>>,
     explored: Mutex<Vec<Arc<Explored>>>,
@@ -90,8 +76,19 @@ impl Atlas {
         Atlas {
             roots,
             limit,
+            cold: Cold::Explore,
             tables: Mutex::default(),
             explored: Mutex::default(),
+        }
+    }
+
+    /// An atlas that answers [`Atlas::solve_instance`] without tables by the family's own
+    /// search (which stops at the first goal) instead of exploring the whole component: for a
+    /// one-off solve, as `huarong solve` does.
+    pub fn searching(roots: Vec<PathBuf>, limit: u64) -> Self {
+        Atlas {
+            cold: Cold::Search,
+            ..Atlas::new(roots, limit)
         }
     }
 
@@ -159,21 +156,52 @@ impl Atlas {
         }))
     }
 
-    /// The optimal path from the position `request` names, in `metric`.
+    /// The optimal path from the position `request` names, in `metric` (`None`: as in
+    /// [`Atlas::position`]).
     pub fn solve(
         &self,
         request: &SolveRequest<'_>,
         metric: Option<&str>,
     ) -> Result<Solution, Error> {
-        let instance = instance(request)?;
-        let (puzzle, code) = table_space(instance.as_ref())?;
+        self.solve_instance(instance(request)?.as_ref(), metric)
+    }
+
+    /// The one solve path: the tables under the roots when they hold the position; else, for a
+    /// [searching](Atlas::searching) atlas or a position without a table space (e.g. a layout
+    /// with another goal), the family's search; else the position's component explored.
+    pub fn solve_instance(
+        &self,
+        instance: &dyn Instance,
+        metric: Option<&str>,
+    ) -> Result<Solution, Error> {
+        let searched = |metric: String| -> Result<Solution, Error> {
+            Ok(Solution {
+                path: instance.solve(&metric, None, self.limit)?,
+                metric,
+                source: Source::Searched,
+            })
+        };
+        let Some((puzzle, code)) = instance.table_space() else {
+            return searched(metric.unwrap_or(DEFAULT_METRIC).to_owned());
+        };
         let metric = pick_metric(puzzle, metric)?;
-        let known = self
-            .knowledge(puzzle, code, &metric, Work::Allowed)?
-            .expect("work is allowed");
+        let known = match self.cold {
+            Cold::Search => {
+                let key = space_key(puzzle);
+                match self.tables(puzzle, key, &metric, Work::Allowed)?.flatten() {
+                    Some(t) if t.tables.states.lookup(code).is_some() => Known::Tables(t),
+                    // No tables, or tables of the space that do not hold this position.
+                    _ => return searched(metric),
+                }
+            }
+            Cold::Explore => self
+                .knowledge(puzzle, code, &metric, Work::Allowed)?
+                .expect("work is allowed"),
+        };
         let distance = |c: u64| known.distance(c);
         Ok(Solution {
             path: instance.solve(&metric, Some(&distance), self.limit)?,
+            metric,
             source: known.source(),
         })
     }
@@ -274,6 +302,18 @@ type Found = Option<Arc<Tables>>;
 /// Where a (space, metric)'s [`Found`] is filled in once.
 type Slot = Arc<OnceLock<Found>>;
 
+/// What answers a position whose space has no tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cold {
+    /// Explore its component (every member's distance: what a player's board shows).
+    Explore,
+    /// The family's search from it (a path, stopping at the first goal).
+    Search,
+}
+
+/// The metric when a request names none, if the space has it (else its first metric).
+const DEFAULT_METRIC: &str = "piece";
+
 /// Whether a request may open tables or explore a component.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Work {
@@ -283,7 +323,9 @@ enum Work {
 
 fn table_space(instance: &dyn Instance) -> Result<(&dyn Puzzle, u64), Error> {
     instance.table_space().ok_or_else(|| {
-        Error::Request("this position has no state space to explore (e.g. --goal)".into())
+        Error::Request(
+            "this position has no state space to explore (its goal is not its family's)".into(),
+        )
     })
 }
 
@@ -298,7 +340,7 @@ fn pick_metric(puzzle: &dyn Puzzle, metric: Option<&str>) -> Result<String, Erro
         ))),
         None => Ok(metrics
             .iter()
-            .find(|&&m| m == "piece")
+            .find(|&&m| m == DEFAULT_METRIC)
             .unwrap_or(&metrics[0])
             .to_string()),
     }
@@ -396,65 +438,32 @@ impl Explored {
         limit: u64,
     ) -> Result<Self, Error> {
         // Every state reachable from the start (for a directed puzzle, the positions a player
-        // can reach: distances are measured inside that set).
-        let mut seen: HashMap<u64, u32> = HashMap::from([(start, 0)]);
-        let mut codes = vec![start];
-        let mut next = Vec::new();
-        let mut k = 0;
-        while k < codes.len() {
-            next.clear();
-            puzzle.successors(codes[k], metric, &mut next);
-            for &c in &next {
-                if let std::collections::hash_map::Entry::Vacant(e) = seen.entry(c) {
-                    if codes.len() as u64 >= limit {
-                        return Err(Error::Request(format!(
-                            "the position's component has more than {limit} states: build its \
-                             tables with a pipeline (or raise --max-states)"
-                        )));
-                    }
-                    e.insert(codes.len() as u32);
-                    codes.push(c);
-                }
-            }
-            k += 1;
-        }
-        // Arcs reversed, then a breadth-first search from the goals.
+        // can reach: distances are measured inside that set), found by the enumerate stage's
+        // search; sorted by code, so lookups are binary searches and the answer is the same
+        // whichever member was asked first.
+        let codes =
+            enumerate::explore_from(puzzle, &[start], &[metric], limit, |_| {}).map_err(|_| {
+                Error::Request(format!(
+                    "the position's component has more than {limit} states: build its \
+                     tables with a pipeline"
+                ))
+            })?;
+        // Its move graph in memory, and the distance stage's breadth-first search to its goals.
         let n = codes.len();
-        let mut into: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (u, &c) in codes.iter().enumerate() {
-            next.clear();
-            puzzle.successors(c, metric, &mut next);
-            for v in &next {
-                into[seen[v] as usize].push(u as u32);
-            }
-        }
-        let mut distances = vec![UNREACHABLE; n];
-        let mut frontier: Vec<u32> = (0..n as u32)
+        let (offsets, targets) = rows_of(puzzle, &codes, metric);
+        let view = graph::CsrView {
+            offsets: graph::Offsets::Wide(&offsets),
+            targets: &targets,
+            directed: puzzle.directed(),
+        };
+        let goals: Vec<u32> = (0..n as u32)
             .filter(|&u| puzzle.is_goal(codes[u as usize]))
             .collect();
-        for &u in &frontier {
-            distances[u as usize] = 0;
-        }
-        let mut depth = 0u16;
-        while !frontier.is_empty() {
-            depth += 1;
-            let mut level = Vec::new();
-            for &v in &frontier {
-                for &u in &into[v as usize] {
-                    if distances[u as usize] == UNREACHABLE {
-                        distances[u as usize] = depth;
-                        level.push(u);
-                    }
-                }
-            }
-            frontier = level;
-        }
-        // Sorted by code, so lookups are binary searches and the answer is the same whichever
-        // member was asked first.
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        order.sort_unstable_by_key(|&u| codes[u as usize]);
-        let codes: Vec<u64> = order.iter().map(|&u| codes[u as usize]).collect();
-        let distances: Vec<u16> = order.iter().map(|&u| distances[u as usize]).collect();
+        let distances = if puzzle.directed() {
+            distances::bfs_reverse(&view, &goals, |_| {})?
+        } else {
+            distances::bfs(&view, &goals, |_| {})?
+        };
         let farthest = representatives(&vec![0u32; n], &distances, 1)[0] as usize;
         Ok(Explored {
             key,
@@ -469,4 +478,28 @@ impl Explored {
     fn index(&self, code: u64) -> Option<usize> {
         self.codes.binary_search(&code).ok()
     }
+}
+
+/// The rows of the move graph over `codes` (sorted, closed under moves) in `metric`: CSR
+/// offsets and targets, each row sorted and distinct as the graph stage stores them.
+fn rows_of(puzzle: &dyn Puzzle, codes: &[u64], metric: usize) -> (Vec<u64>, Vec<u32>) {
+    let mut offsets = Vec::with_capacity(codes.len() + 1);
+    let mut targets = Vec::new();
+    let (mut next, mut row) = (Vec::new(), Vec::new());
+    offsets.push(0);
+    for &c in codes {
+        next.clear();
+        puzzle.successors(c, metric, &mut next);
+        row.clear();
+        row.extend(next.iter().map(|v| {
+            codes
+                .binary_search(v)
+                .expect("the explored set is closed under moves") as u32
+        }));
+        row.sort_unstable();
+        row.dedup();
+        targets.extend_from_slice(&row);
+        offsets.push(targets.len() as u64);
+    }
+    (offsets, targets)
 }

@@ -22,7 +22,7 @@ pub fn prune(output: &Path, plan: &Plan, tables: &[(String, u64)]) -> io::Result
     keep.insert(PathBuf::from(manifest::FILE));
     for spec in &plan.spaces {
         let dir = PathBuf::from(spec.puzzle.space_id());
-        for name in manifest::artifact_names(&output.join(&dir), spec) {
+        for name in crate::space::artifact_names(&output.join(&dir), spec) {
             keep.insert(dir.join(name));
         }
     }

@@ -12,6 +12,8 @@ use huarong_core::table::Value;
 use huarong_core::{Outcome, Puzzle, Reporter, StageError};
 use rayon::prelude::*;
 
+use crate::space::{self, files};
+
 /// Options shared by every stage of a run.
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
@@ -122,23 +124,6 @@ impl std::fmt::Debug for Goals {
             .field("states", &self.mask.len())
             .field("sources", &self.sources.len())
             .finish()
-    }
-}
-
-/// File names of a space's artifacts inside its folder.
-pub mod files {
-    pub const STATES: &str = "states.bin";
-
-    pub fn graph(metric: &str) -> String {
-        format!("graph-{metric}.csr")
-    }
-
-    pub fn components(metric: &str) -> String {
-        format!("components-{metric}.bin")
-    }
-
-    pub fn distances(metric: &str) -> String {
-        format!("distances-{metric}.bin")
     }
 }
 
@@ -307,13 +292,7 @@ fn written_in_parts<P: Puzzle + ?Sized>(
         dir.join(files::distances(name)),
     );
     let cfp = components::fingerprint(csr);
-    let dfp = distances::fingerprint_of(
-        puzzle.distance_sources(),
-        src,
-        states.checksum(),
-        csr.checksum(),
-        csr.is_directed(),
-    );
+    let dfp = space::distances_fingerprint(puzzle, src, states.checksum(), csr.checksum());
     let t = Instant::now();
     let (path, l) = (cpath.clone(), label.clone());
     dataflow::component_parts(

@@ -1,33 +1,37 @@
-//! `huarong solve`: an optimal solution for any registered family's position — from a
-//! pipeline's distance tables when they hold the position's space (the family's instance
-//! descends them), otherwise by the family's own search.
+//! Solving, shared by `huarong solve` and `huarong serve`: the request read by its family
+//! ([`instance`]), the tables of its space ([`DistanceTables`], through the one opener
+//! [`OpenSpace::find`]), and what an answer is ([`Solution`], [`Source`]). The one solve path is
+//! [`crate::play::Atlas::solve_instance`]: tables under the roots when they hold the position,
+//! else a search — the family's own (the CLI) or the position's component explored (`serve`).
 
 use std::path::{Path, PathBuf};
 
 use components::Components;
 use distances::Distances;
 use enumerate::StateTable;
-use graph::Csr;
 use huarong_core::driver::{Instance, SolveError, SolveRequest, SolvedPath};
 use huarong_core::{Puzzle, StageError, UNREACHABLE, metric_index};
 
-use crate::run::files;
+use crate::space::OpenSpace;
 
-/// How a solution was found.
+/// Where an answer came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Method {
-    /// Descent along the distance table in this folder.
+pub enum Source {
+    /// The distance tables in this folder.
     Tables(PathBuf),
-    /// The family's search from the position.
-    Cold,
+    /// The position's component, explored now: this many states.
+    Explored(u64),
+    /// The family's own search from the position.
+    Searched,
 }
 
-/// A shortest path (start first) and how it was found; `path` is `None` when no goal is
-/// reachable.
+/// The optimal path from a position (start first), `None` if no goal is reachable, in
+/// `metric`, and where it came from.
 #[derive(Debug, Clone)]
 pub struct Solution {
     pub path: Option<SolvedPath>,
-    pub method: Method,
+    pub metric: String,
+    pub source: Source,
 }
 
 /// Why `solve` failed.
@@ -52,7 +56,8 @@ pub fn instance(request: &SolveRequest<'_>) -> Result<Box<dyn Instance>, Error> 
     solver.instance(request).map_err(Error::Request)
 }
 
-/// A space's verified distance and component tables in one metric, from `<root>/<space id>/`.
+/// A space's verified distance and component tables in one metric, from `<root>/<space id>/`
+/// (opened by [`OpenSpace::find`], the one opener).
 #[derive(Debug)]
 pub struct DistanceTables {
     pub(crate) dir: PathBuf,
@@ -63,47 +68,20 @@ pub struct DistanceTables {
 
 impl DistanceTables {
     /// Opens the tables of `puzzle`'s space for `metric` under `root`: `Ok(None)` when they are
-    /// absent or stale (built for another version of the puzzle, e.g. an edited puzzle file:
-    /// never used), an error when they are there but corrupt.
+    /// absent or stale (never used), an error when they are there but corrupt.
     pub fn open(root: &Path, puzzle: &dyn Puzzle, metric: &str) -> Result<Option<Self>, Error> {
-        match Self::open_current(root, puzzle, metric) {
-            Err(Error::Tables(StageError::Artifact(huarong_core::ArtifactError::Stale {
-                ..
-            }))) => Ok(None),
-            other => other,
-        }
-    }
-
-    fn open_current(root: &Path, puzzle: &dyn Puzzle, metric: &str) -> Result<Option<Self>, Error> {
         let Some(m) = metric_index(puzzle, metric) else {
             return Err(SolveError::Metric(metric.to_owned()).into());
         };
-        let dir = root.join(puzzle.space_id());
-        let paths = [
-            dir.join(files::STATES),
-            dir.join(files::graph(metric)),
-            dir.join(files::components(metric)),
-            dir.join(files::distances(metric)),
-        ];
-        // Components and distances may be there as the parts a multi-process run wrote.
-        let there = |p: &Path| {
-            p.exists() || {
-                let (dir, name) = huarong_core::shards::split(p);
-                huarong_core::shards::parts_of(dir, name).is_some()
-            }
-        };
-        if !paths.iter().all(|p| there(p)) {
+        let Some(open) = OpenSpace::find(root, puzzle, m)? else {
             return Ok(None);
-        }
-        let states = StateTable::open(&paths[0], puzzle)?;
-        let csr = Csr::open(&paths[1], puzzle, m, &states)?;
-        let components = Components::open(&paths[2], &csr)?;
-        let distances = Distances::open(&paths[3], puzzle, &states, &csr)?;
+        };
+        let metric = open.metrics.into_iter().next().expect("one metric opened");
         Ok(Some(DistanceTables {
-            dir,
-            states,
-            distances,
-            components,
+            dir: open.dir,
+            states: open.states,
+            distances: metric.distances,
+            components: metric.components,
         }))
     }
 
@@ -133,29 +111,4 @@ pub fn default_roots() -> Vec<PathBuf> {
         .unwrap_or_default();
     roots.sort();
     roots
-}
-
-/// Solves `instance` in `metric`, from the tables under the first of `roots` that holds its
-/// space's, else by the family's search (exploring at most `limit` states).
-pub fn solve<P: AsRef<Path>>(
-    instance: &dyn Instance,
-    metric: &str,
-    roots: &[P],
-    limit: u64,
-) -> Result<Solution, Error> {
-    if let Some((space, _)) = instance.table_space() {
-        for root in roots {
-            if let Some(tables) = DistanceTables::open(root.as_ref(), space, metric)? {
-                let distance = |code: u64| tables.distance(code);
-                return Ok(Solution {
-                    path: instance.solve(metric, Some(&distance), limit)?,
-                    method: Method::Tables(tables.dir.clone()),
-                });
-            }
-        }
-    }
-    Ok(Solution {
-        path: instance.solve(metric, None, limit)?,
-        method: Method::Cold,
-    })
 }

@@ -4,17 +4,13 @@
 
 use std::path::Path;
 
-use components::Components;
-use distances::Distances;
-use enumerate::StateTable;
 use export::TableWriter;
-use graph::Csr;
-use huarong_core::driver::{MetricView, Record, SpaceSpec, SpaceView, StateKey};
+use huarong_core::UNREACHABLE;
+use huarong_core::driver::{Record, SpaceSpec, SpaceView, StateKey};
 use huarong_core::table::{Table, Value};
-use huarong_core::{Puzzle, UNREACHABLE};
 use rayon::prelude::*;
 
-use crate::run::{SpaceReport, files};
+use crate::run::SpaceReport;
 
 /// Rows per batch when streaming a states table.
 const BATCH: usize = 1 << 20;
@@ -26,100 +22,6 @@ pub enum ExportError {
     Stage(#[from] huarong_core::StageError),
     #[error(transparent)]
     Parquet(#[from] export::ExportError),
-}
-
-/// The artifacts of one space in the metrics of a run, reopened and verified.
-#[derive(Debug)]
-pub struct OpenSpace {
-    pub states: StateTable,
-    pub metrics: Vec<OpenMetric>,
-}
-
-/// One metric's artifacts.
-#[derive(Debug)]
-pub struct OpenMetric {
-    pub name: String,
-    pub csr: Csr,
-    pub components: Components,
-    pub distances: Distances,
-}
-
-impl OpenSpace {
-    /// Opens (and verifies) the artifacts of `puzzle` in `dir` for `metrics`.
-    pub fn open<P: Puzzle + ?Sized>(
-        puzzle: &P,
-        dir: &Path,
-        metrics: &[usize],
-    ) -> Result<Self, huarong_core::StageError> {
-        let states = StateTable::open(&dir.join(files::STATES), puzzle)?;
-        // The distance sources (a scan over every state for goals) are the same in every metric.
-        let sources = distances::sources(puzzle, &states)?;
-        Self::open_rest(puzzle, dir, metrics, states, &sources)
-    }
-
-    /// [`OpenSpace::open`] when the distance sources are known (a run just computed them).
-    pub fn open_from<P: Puzzle + ?Sized>(
-        puzzle: &P,
-        dir: &Path,
-        metrics: &[usize],
-        sources: &[u32],
-    ) -> Result<Self, huarong_core::StageError> {
-        let states = StateTable::open(&dir.join(files::STATES), puzzle)?;
-        Self::open_rest(puzzle, dir, metrics, states, sources)
-    }
-
-    fn open_rest<P: Puzzle + ?Sized>(
-        puzzle: &P,
-        dir: &Path,
-        metrics: &[usize],
-        states: StateTable,
-        sources: &[u32],
-    ) -> Result<Self, huarong_core::StageError> {
-        let mut out = Vec::new();
-        for &m in metrics {
-            let name = puzzle.metrics()[m];
-            let csr = Csr::open(&dir.join(files::graph(name)), puzzle, m, &states)?;
-            let components = Components::open(&dir.join(files::components(name)), &csr)?;
-            let fingerprint = distances::fingerprint_of(
-                puzzle.distance_sources(),
-                sources,
-                states.checksum(),
-                csr.checksum(),
-                csr.is_directed(),
-            );
-            let distances = Distances::open_with(&dir.join(files::distances(name)), fingerprint)?;
-            out.push(OpenMetric {
-                name: name.to_owned(),
-                csr,
-                components,
-                distances,
-            });
-        }
-        Ok(OpenSpace {
-            states,
-            metrics: out,
-        })
-    }
-
-    /// The space as plain slices, for a family's answers, records and tables.
-    pub fn view<'a>(&'a self, spec: &'a SpaceSpec, index: usize) -> SpaceView<'a> {
-        SpaceView {
-            spec,
-            index,
-            codes: self.states.codes(),
-            metrics: self
-                .metrics
-                .iter()
-                .map(|m| MetricView {
-                    name: &m.name,
-                    targets: m.csr.is_stored().then(|| m.csr.targets()),
-                    components: m.components.ids(),
-                    component_sizes: m.components.sizes(),
-                    distances: m.distances.values(),
-                })
-                .collect(),
-        }
-    }
 }
 
 fn distance(d: u16) -> Option<u32> {

@@ -5,7 +5,7 @@ use enumerate::StateTable;
 use graph::Csr;
 use huarong_core::{Puzzle, UNREACHABLE};
 use klotski::{Metric, PieceSet, Unlabeled, parse};
-use pipeline::run::files;
+use pipeline::space::files;
 use pipeline::{RunOptions, run_space};
 
 fn quiet() -> RunOptions {

@@ -7,7 +7,7 @@ use distances::Distances;
 use enumerate::StateTable;
 use graph::Csr;
 use huarong_core::{Puzzle, UNREACHABLE};
-use pipeline::run::files;
+use pipeline::space::files;
 use pipeline::{Pipeline, RunOptions, run_pipeline};
 
 fn quiet() -> RunOptions {

@@ -201,7 +201,7 @@ fn huarong_layouts_as_puzzle_files_match_the_klotski_stages() {
     let dir = tempfile::tempdir().unwrap();
     let u = Unlabeled::new(PieceSet::CLASSIC);
     pipeline::run_space(&u, dir.path(), &[0, 1, 2], &RunOptions::default()).unwrap();
-    let open = pipeline::tables::OpenSpace::open(&u, dir.path(), &[0, 1, 2]).unwrap();
+    let open = pipeline::space::OpenSpace::open(&u, dir.path(), &[0, 1, 2]).unwrap();
     let klotski_distance = |layout: &str, m: usize| -> Option<u32> {
         let code = klotski::parse(layout).unwrap().board.code();
         let i = u.index_of(code).unwrap() as usize;
@@ -277,7 +277,7 @@ fn ranked_tiles_match_the_explored_spaces_and_the_published_figures() {
         // Position by position: the ranked space's distance of each state is the explored
         // space's distance of the same position.
         let open = |p: &dyn Puzzle, d: &std::path::Path| {
-            pipeline::tables::OpenSpace::open(p, d, &[0]).unwrap()
+            pipeline::space::OpenSpace::open(p, d, &[0]).unwrap()
         };
         let (ro, eo) = (open(&ranked, &a), open(&explored, &b));
         let (rd, ed) = (
@@ -306,9 +306,8 @@ fn stored_and_regenerated_agree(
     let stored = ranked.clone().storing_graph();
     assert!(!ranked.stores_graph() && stored.stores_graph());
     let r = pipeline::run_space(&stored, stored_dir, &[0], &RunOptions::default()).unwrap();
-    let open = |p: &dyn Puzzle, d: &std::path::Path| {
-        pipeline::tables::OpenSpace::open(p, d, &[0]).unwrap()
-    };
+    let open =
+        |p: &dyn Puzzle, d: &std::path::Path| pipeline::space::OpenSpace::open(p, d, &[0]).unwrap();
     let (g, s) = (open(ranked, regenerated_dir), open(&stored, stored_dir));
     let (gm, sm) = (&g.metrics[0], &s.metrics[0]);
     assert!(!gm.csr.is_stored() && sm.csr.is_stored(), "{id}");

@@ -9,8 +9,9 @@ use graph::Csr;
 use huarong_core::driver::SolveRequest;
 use huarong_core::{Puzzle, UNREACHABLE};
 use klotski::{Metric, PieceSet, Unlabeled};
-use pipeline::run::files;
-use pipeline::solve::{Method, instance, solve};
+use pipeline::play::Atlas;
+use pipeline::solve::{Solution, Source, instance};
+use pipeline::space::files;
 use pipeline::{Pipeline, RunOptions, run_pipeline};
 
 #[test]
@@ -87,15 +88,15 @@ fn universe_slice_matches_the_references_and_solves_from_its_tables() {
         let b = Unlabeled::new(set.parse().unwrap()).board(0);
         let s = solve_layout(&klotski::render(&b));
         assert_eq!(
-            s.method,
-            Method::Tables(dir.path().join(format!("{set}-unlabeled")))
+            s.source,
+            Source::Tables(dir.path().join(format!("{set}-unlabeled")))
         );
         let cold = klotski::solve::solve(&b, Metric::Piece);
         assert_eq!(s.path.map(|p| p.layouts.len()), cold.map(|p| p.len()));
     }
     // A piece set outside the slice falls back to the cold search.
     let s = solve_layout(&klotski::render(&layout));
-    assert_eq!(s.method, Method::Cold);
+    assert_eq!(s.source, Source::Searched);
 }
 
 /// The whole universe in the piece metric (every piece set with positions): the 29,334,498
@@ -141,8 +142,19 @@ fn the_universe_is_hardest_at_138_in_h2v3s4_only() {
     )
     .unwrap();
     assert_eq!(
-        s.method,
-        Method::Tables(dir.path().join("h2v3s4-unlabeled"))
+        s.source,
+        Source::Tables(dir.path().join("h2v3s4-unlabeled"))
     );
     assert_eq!(s.path.unwrap().layouts.len() - 1, 138);
+}
+
+/// `huarong solve`'s path: tables under `roots`, else the family's search.
+fn solve<P: AsRef<std::path::Path>>(
+    instance: &dyn huarong_core::driver::Instance,
+    metric: &str,
+    roots: &[P],
+    limit: u64,
+) -> Result<Solution, pipeline::solve::Error> {
+    let roots = roots.iter().map(|r| r.as_ref().to_owned()).collect();
+    Atlas::searching(roots, limit).solve_instance(instance, Some(metric))
 }
