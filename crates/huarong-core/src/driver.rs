@@ -61,15 +61,17 @@ pub trait Driver: Send + Sync {
     }
 }
 
-/// What `huarong solve` or `huarong render` was given.
+/// A position to solve, show or draw, as a user gives it (on the command line, or to the
+/// server): every part is text the family reads in its own notation.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SolveRequest<'a> {
-    /// The position argument, e.g. a layout.
+    /// The position, e.g. a Huarong Dao layout, or a position of `puzzle`.
     pub position: Option<&'a str>,
-    /// `--puzzle FILE`: the file's path and contents.
+    /// A puzzle file: its path (for messages) and contents.
     pub puzzle: Option<(&'a str, &'a str)>,
-    /// `--goal ROW,COL`.
-    pub goal: Option<(usize, usize)>,
+    /// Another goal than the family's own, in the family's notation (Huarong Dao: `ROW,COL`
+    /// of Cao Cao's top-left cell).
+    pub goal: Option<&'a str>,
 }
 
 /// A family's reader of `solve` requests.
@@ -136,7 +138,7 @@ pub struct SolvedPath {
 /// Why a search gave up.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SolveError {
-    #[error("gave up after {0} states without reaching a goal (raise --max-states)")]
+    #[error("gave up after {0} states without reaching a goal")]
     Limit(u64),
     #[error("unknown metric {0:?}")]
     Metric(String),

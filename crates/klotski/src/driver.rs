@@ -322,6 +322,7 @@ impl huarong_core::driver::Solver for LayoutSolver {
         let text = request.position.unwrap_or_default();
         let parsed = crate::parse(text).map_err(|e| format!("invalid layout {text:?}: {e}"))?;
         if let Some(goal) = request.goal {
+            let goal = parse_goal(goal)?;
             return Ok(Box::new(crate::goal::GoalInstance::new(
                 &parsed.board,
                 parsed.labeled,
@@ -334,6 +335,19 @@ impl huarong_core::driver::Solver for LayoutSolver {
             labeled: parsed.labeled,
         }))
     }
+}
+
+/// `ROW,COL`: Cao Cao's top-left cell at the goal.
+fn parse_goal(text: &str) -> Result<(usize, usize), String> {
+    let (r, c) = text
+        .split_once(',')
+        .ok_or_else(|| format!("goal {text:?}: expected ROW,COL, e.g. 3,1"))?;
+    let num = |t: &str| {
+        t.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("goal {text:?}: {t:?} is not a row or column number"))
+    };
+    Ok((num(r)?, num(c)?))
 }
 
 /// The unlabeled space of a piece set, enumerated once per process (a layout request is

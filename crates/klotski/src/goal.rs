@@ -23,7 +23,7 @@ pub fn puzzle_file(
     let (gr, gc) = goal;
     if gr > ROWS - 2 || gc > COLS - 2 {
         return Err(format!(
-            "--goal {gr},{gc}: Cao Cao's top-left cell must be within rows 0-{} and columns 0-{}",
+            "goal {gr},{gc}: Cao Cao's top-left cell must be within rows 0-{} and columns 0-{}",
             ROWS - 2,
             COLS - 2
         ));

@@ -352,6 +352,7 @@ impl From<&Picture> for PictureJson {
 enum SourceJson<'a> {
     Tables(std::borrow::Cow<'a, str>),
     Explored(u64),
+    Searched(bool),
 }
 
 impl<'a> From<&'a Source> for SourceJson<'a> {
@@ -359,6 +360,7 @@ impl<'a> From<&'a Source> for SourceJson<'a> {
         match s {
             Source::Tables(dir) => SourceJson::Tables(dir.to_string_lossy()),
             Source::Explored(n) => SourceJson::Explored(*n),
+            Source::Searched => SourceJson::Searched(true),
         }
     }
 }

@@ -5,8 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::ValueEnum;
-use huarong_core::driver::{Instance, SolveRequest};
+use huarong_core::driver::{Instance, SolveError, SolveRequest};
 
 use super::{emit, table_roots};
 use crate::report::warn;
@@ -20,21 +19,10 @@ pub struct What {
     /// A sliding-block puzzle file (puzzles/*.toml).
     #[arg(long, value_name = "FILE")]
     puzzle: Option<PathBuf>,
-    /// Move Cao Cao's top-left cell to ROW,COL (0-based) instead of the exit at 3,1.
-    #[arg(long, value_name = "ROW,COL", value_parser = parse_goal)]
-    goal: Option<(usize, usize)>,
-}
-
-fn parse_goal(text: &str) -> Result<(usize, usize), String> {
-    let (r, c) = text
-        .split_once(',')
-        .ok_or_else(|| format!("{text:?}: expected ROW,COL, e.g. 3,1"))?;
-    let num = |t: &str| {
-        t.trim()
-            .parse::<usize>()
-            .map_err(|_| format!("{t:?} is not a row or column number"))
-    };
-    Ok((num(r)?, num(c)?))
+    /// Another goal, in the family's notation: for a layout, move Cao Cao's top-left cell to
+    /// ROW,COL (0-based) instead of the exit at 3,1.
+    #[arg(long, value_name = "ROW,COL")]
+    goal: Option<String>,
 }
 
 impl What {
@@ -54,7 +42,7 @@ impl What {
         let request = SolveRequest {
             position: self.layout.as_deref(),
             puzzle: path.as_deref().zip(text.as_deref()),
-            goal: self.goal,
+            goal: self.goal.as_deref(),
         };
         Ok(pipeline::solve::instance(&request).map_err(|e| {
             warn(&format!("error: {e}"));
@@ -63,34 +51,14 @@ impl What {
     }
 }
 
-/// A move metric on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MetricArg {
-    /// One piece slides one cell.
-    Step,
-    /// One piece slides any number of cells in one direction.
-    Straight,
-    /// One piece moves anywhere it can reach by unit slides (the 81-move record's metric).
-    Piece,
-}
-
-impl MetricArg {
-    fn name(self) -> &'static str {
-        match self {
-            MetricArg::Step => "step",
-            MetricArg::Straight => "straight",
-            MetricArg::Piece => "piece",
-        }
-    }
-}
-
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
     what: What,
-    /// Move metric.
-    #[arg(long, value_enum, default_value_t = MetricArg::Piece)]
-    metric: MetricArg,
+    /// Move metric, one of the position's family (Huarong Dao and puzzle files: step, straight,
+    /// piece). Default: piece where the family has it, else its first.
+    #[arg(long, value_name = "METRIC")]
+    metric: Option<String>,
     /// Print {"layout" or "puzzle", "metric", "moves", "path", "source"} as JSON ("source":
     /// "tables" or "search", where the answer came from).
     #[arg(long)]
@@ -124,16 +92,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(i) => i,
         Err(code) => return Ok(code),
     };
-    let metric = args.metric.name();
-    let solution = match pipeline::solve::solve(instance.as_ref(), metric, &roots, args.max_states)
-    {
+    let atlas = pipeline::play::Atlas::searching(roots, args.max_states);
+    let solution = match atlas.solve_instance(instance.as_ref(), args.metric.as_deref()) {
         Ok(s) => s,
-        Err(pipeline::solve::Error::Search(e)) => {
-            warn(&format!("{}: {e}", instance.start()));
+        Err(pipeline::solve::Error::Search(e @ SolveError::Limit(_))) => {
+            warn(&format!("{}: {e} (raise --max-states)", instance.start()));
             return Ok(ExitCode::from(1));
         }
         Err(e) => return Err(e.into()),
     };
+    let metric = solution.metric.as_str();
     let Some(path) = &solution.path else {
         warn(&format!(
             "{} cannot reach the goal in the {metric} metric",
@@ -165,9 +133,9 @@ fn json(instance: &dyn Instance, metric: &str, solution: &pipeline::solve::Solut
     v.insert(key.into(), name.into());
     v.insert("metric".into(), metric.into());
     v.insert("moves".into(), (path.layouts.len() - 1).into());
-    let source = match solution.method {
-        pipeline::solve::Method::Tables(_) => "tables",
-        pipeline::solve::Method::Cold => "search",
+    let source = match solution.source {
+        pipeline::solve::Source::Tables(_) => "tables",
+        pipeline::solve::Source::Explored(_) | pipeline::solve::Source::Searched => "search",
     };
     v.insert("source".into(), source.into());
     v.insert("path".into(), path.layouts.clone().into());
