@@ -96,38 +96,15 @@ fn write(
         tables::tag_columns(&summary.iter().map(|&k| &plan.spaces[k]).collect::<Vec<_>>());
 
     let mut written = Vec::new();
-    let mut put = |name: String, size: u64| written.push((name, size));
-    let (mut sizes, mut dist_hist, mut deg_hist) = (Vec::new(), Vec::new(), Vec::new());
-    for &k in &summary {
-        let (view, spec, report) = (&views[k], &plan.spaces[k], &reports[k]);
-        let goals = &report.goals.mask;
-        let id = &report.space_id;
-        // The two per-position tables are independent: written side by side.
-        let states = format!("states-{id}.parquet");
-        let components = format!("components-{id}.parquet");
-        let (s, c) = rayon::join(
-            || {
-                spec.states_table
-                    .then(|| tables::write_states(view, goals, &output.join(&states)))
-                    .transpose()
-            },
-            || {
-                spec.components_table
-                    .then(|| tables::write_components(view, goals, &output.join(&components)))
-                    .transpose()
-            },
-        );
-        if let Some(size) = s? {
-            put(states, size);
-        }
-        if let Some(size) = c? {
-            put(components, size);
-        }
-        sizes.push(tables::component_sizes(view, goals, &columns));
-        let (d, g) = tables::histograms(report, &columns);
-        dist_hist.push(d);
-        deg_hist.push(g);
-    }
+    let (sizes, dist_hist, deg_hist) = space_tables(
+        plan,
+        reports,
+        &views,
+        &summary,
+        &columns,
+        output,
+        &mut written,
+    )?;
     let summary_reports: Vec<&SpaceReport> = summary.iter().map(|&k| &reports[k]).collect();
     let records = pipeline.section.records(&views);
     let mut files: Vec<(String, Vec<Table>)> = vec![
@@ -147,10 +124,54 @@ fn write(
         files.push((name, vec![table]));
     }
     for (name, parts) in files {
-        put(
-            name.clone(),
-            tables::write_tables(parts, &output.join(&name))?,
-        );
+        let size = tables::write_tables(parts, &output.join(&name))?;
+        written.push((name, size));
     }
     Ok(written)
+}
+
+/// Each summary space's per-position tables (written now, listed in `written`) and its rows of
+/// the component-size, distance and degree tables (returned, written with the others').
+#[allow(clippy::type_complexity)]
+fn space_tables(
+    plan: &Plan,
+    reports: &[SpaceReport],
+    views: &[SpaceView<'_>],
+    summary: &[usize],
+    columns: &[(&'static str, huarong_core::table::Value)],
+    output: &Path,
+    written: &mut Vec<(String, u64)>,
+) -> Result<(Vec<Table>, Vec<Table>, Vec<Table>), PipelineError> {
+    let (mut sizes, mut dist_hist, mut deg_hist) = (Vec::new(), Vec::new(), Vec::new());
+    for &k in summary {
+        let (view, spec, report) = (&views[k], &plan.spaces[k], &reports[k]);
+        let goals = &report.goals.mask;
+        let id = &report.space_id;
+        // The two per-position tables are independent: written side by side.
+        let states = format!("states-{id}.parquet");
+        let components = format!("components-{id}.parquet");
+        let (s, c) = rayon::join(
+            || {
+                spec.states_table
+                    .then(|| tables::write_states(view, goals, &output.join(&states)))
+                    .transpose()
+            },
+            || {
+                spec.components_table
+                    .then(|| tables::write_components(view, goals, &output.join(&components)))
+                    .transpose()
+            },
+        );
+        if let Some(size) = s? {
+            written.push((states, size));
+        }
+        if let Some(size) = c? {
+            written.push((components, size));
+        }
+        sizes.push(tables::component_sizes(view, goals, columns));
+        let (d, g) = tables::histograms(report, columns);
+        dist_hist.push(d);
+        deg_hist.push(g);
+    }
+    Ok((sizes, dist_hist, deg_hist))
 }

@@ -191,7 +191,6 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
     let mut stats = Vec::new();
     for (k, &m) in metrics.iter().enumerate() {
         let name = puzzle.metrics()[m];
-        let label = format!("{space_id} {name}");
         let csr = match graphs[k].take() {
             Some(csr) => csr,
             None => timer.time(&format!("graph {name}"), || {
@@ -222,36 +221,9 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
             continue;
         }
 
-        let comps = timer.time(&format!("comps {name}"), || {
-            let path = dir.join(files::components(name));
-            match opts.engine.cluster(puzzle) {
-                None => components::run(&csr, &rows, &path, &label, force, reporter),
-                Some(c) => components::run_with(&csr, &path, &label, force, || {
-                    let (roots, _) =
-                        dataflow::component_roots(&rows, c)?.expect("the leader gathers the roots");
-                    Ok(roots)
-                }),
-            }
-        })?;
-        let dists = timer.time(&format!("dist {name}"), || {
-            let path = dir.join(files::distances(name));
-            match opts.engine.cluster(puzzle) {
-                None => distances::run_from(
-                    puzzle, &states, &csr, &rows, &src, &path, &label, force, reporter,
-                ),
-                Some(c) => {
-                    distances::run_with(puzzle, &states, &csr, &src, &path, &label, force, |src| {
-                        let (dist, _) = dataflow::distances(&rows, src, c)?
-                            .expect("the leader gathers the distances");
-                        Ok(dist)
-                    })
-                }
-            }
-        })?;
-        // One process wrote the whole tables: parts of an earlier multi-process run go.
-        for file in [files::components(name), files::distances(name)] {
-            remove_other_forms(dir, &file, None)?;
-        }
+        let (comps, dists) = whole_tables(
+            puzzle, &states, &csr, &rows, &src, dir, name, opts, &mut timer,
+        )?;
         stats.push(metric_stats(name, &csr, &comps, &dists, &goals));
     }
     let log = timer.log;
@@ -269,6 +241,52 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
             sources: src,
         }),
     })
+}
+
+/// Components and distances of one metric, each written whole by this process (on the local
+/// engine, or gathered from timely workers); parts of an earlier multi-process run are removed.
+#[allow(clippy::too_many_arguments)]
+fn whole_tables<P: Puzzle + ?Sized, R: graph::Rows>(
+    puzzle: &P,
+    states: &StateTable,
+    csr: &Csr,
+    rows: &R,
+    src: &[u32],
+    dir: &Path,
+    name: &str,
+    opts: &RunOptions,
+    timer: &mut Timer<'_>,
+) -> Result<(Components, Distances), StageError> {
+    let (force, reporter) = (opts.force, &opts.reporter);
+    let label = format!("{} {name}", puzzle.space_id());
+    let comps = timer.time(&format!("comps {name}"), || {
+        let path = dir.join(files::components(name));
+        match opts.engine.cluster(puzzle) {
+            None => components::run(csr, rows, &path, &label, force, reporter),
+            Some(c) => components::run_with(csr, &path, &label, force, || {
+                let (roots, _) =
+                    dataflow::component_roots(rows, c)?.expect("the leader gathers the roots");
+                Ok(roots)
+            }),
+        }
+    })?;
+    let dists = timer.time(&format!("dist {name}"), || {
+        let path = dir.join(files::distances(name));
+        match opts.engine.cluster(puzzle) {
+            None => distances::run_from(
+                puzzle, states, csr, rows, src, &path, &label, force, reporter,
+            ),
+            Some(c) => distances::run_with(puzzle, states, csr, src, &path, &label, force, |src| {
+                let (dist, _) =
+                    dataflow::distances(rows, src, c)?.expect("the leader gathers the distances");
+                Ok(dist)
+            }),
+        }
+    })?;
+    for file in [files::components(name), files::distances(name)] {
+        remove_other_forms(dir, &file, None)?;
+    }
+    Ok((comps, dists))
 }
 
 /// Components and distances of one metric on several timely processes, every process writing
