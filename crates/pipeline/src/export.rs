@@ -21,14 +21,23 @@ pub const VERSION: u32 = 4;
 /// The fingerprint the export of `pipeline` over `plan`'s spaces in `output` must carry (the
 /// spaces' artifact headers are read, not verified: the stages just did that).
 pub fn fingerprint(pipeline: &Pipeline, plan: &Plan, output: &Path) -> Result<u64, PipelineError> {
+    let checksums = plan
+        .spaces
+        .iter()
+        .map(|spec| space::checksum(&space::dir(output, spec), spec))
+        .collect::<Result<Vec<u64>, _>>()?;
+    Ok(fingerprint_of(pipeline, plan, &checksums))
+}
+
+/// [`fingerprint`] from each space's artifact checksum ([`space::checksum_of`]).
+fn fingerprint_of(pipeline: &Pipeline, plan: &Plan, checksums: &[u64]) -> u64 {
     let mut fp = Fingerprint::new("export", VERSION);
     fp.add_u64(pipeline.section_key);
     fp.add_list(plan.spaces.len());
-    for spec in &plan.spaces {
-        fp.add_str(&spec.puzzle.space_id())
-            .add_u64(space::checksum(&space::dir(output, spec), spec)?);
+    for (spec, &checksum) in plan.spaces.iter().zip(checksums) {
+        fp.add_str(&spec.puzzle.space_id()).add_u64(checksum);
     }
-    Ok(fp.finish())
+    fp.finish()
 }
 
 /// Writes the Parquet tables (or reuses a verified export with the same inputs); fills in the
@@ -40,7 +49,12 @@ pub fn export(
     output: &Path,
     opts: &RunOptions,
 ) -> Result<(Vec<(String, u64)>, Outcome), PipelineError> {
-    let fingerprint = fingerprint(pipeline, plan, output)?;
+    // The run listed each space's artifacts once; their checksums are read off that list.
+    let checksums: Vec<u64> = reports
+        .iter()
+        .map(|r| space::checksum_of(&r.artifacts))
+        .collect();
+    let fingerprint = fingerprint_of(pipeline, plan, &checksums);
     let manifest_path = output.join(manifest::FILE);
     let outcome = if opts.force {
         Outcome::Built

@@ -101,7 +101,7 @@ pub fn run_pipeline(
     let export_seconds = t.elapsed().as_secs_f64();
     opts.reporter
         .stage("parquet", "export", export_seconds, &export_outcome);
-    let pruned = prune::prune(&output, &plan, &tables).map_err(|source| PipelineError::Io {
+    let pruned = prune::prune(&output, &reports, &tables).map_err(|source| PipelineError::Io {
         path: output.clone(),
         source,
     })?;
@@ -186,12 +186,11 @@ fn run_one(
     output: &Path,
     opts: &RunOptions,
 ) -> Result<SpaceReport, PipelineError> {
-    let mut report = run_space(
-        spec.puzzle.as_ref(),
-        &space::dir(output, spec),
-        &spec.metrics,
-        opts,
-    )?;
+    let dir = space::dir(output, spec);
+    let mut report = run_space(spec.puzzle.as_ref(), &dir, &spec.metrics, opts)?;
     report.tags = spec.tags.clone();
+    if !opts.engine.is_follower() {
+        report.artifacts = space::artifacts(&dir, spec)?;
+    }
     Ok(report)
 }

@@ -12,17 +12,23 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use huarong_core::artifact::MAGIC;
-use huarong_core::driver::Plan;
 
 use crate::manifest;
+use crate::run::SpaceReport;
 
-/// Removes leftovers from `output` (see the module docs); returns their paths relative to it.
-pub fn prune(output: &Path, plan: &Plan, tables: &[(String, u64)]) -> io::Result<Vec<PathBuf>> {
+/// Removes leftovers from `output` (see the module docs) given every space of the run (with
+/// the artifacts it listed) and the tables the export wrote; returns their paths relative to
+/// `output`.
+pub fn prune(
+    output: &Path,
+    spaces: &[SpaceReport],
+    tables: &[(String, u64)],
+) -> io::Result<Vec<PathBuf>> {
     let mut keep: HashSet<PathBuf> = tables.iter().map(|(n, _)| PathBuf::from(n)).collect();
     keep.insert(PathBuf::from(manifest::FILE));
-    for spec in &plan.spaces {
-        let dir = PathBuf::from(spec.puzzle.space_id());
-        for name in crate::space::artifact_names(&output.join(&dir), spec) {
+    for space in spaces {
+        let dir = PathBuf::from(&space.space_id);
+        for (name, _) in &space.artifacts {
             keep.insert(dir.join(name));
         }
     }

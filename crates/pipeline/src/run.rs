@@ -108,6 +108,9 @@ pub struct SpaceReport {
     /// Which states are goals and where distances start, as the run found them (the export
     /// reads them instead of scanning the space again).
     pub goals: Arc<Goals>,
+    /// The space's artifact files with their checksums once the stages are done
+    /// ([`space::artifacts`]): the export's fingerprint and prune read them here.
+    pub artifacts: Vec<(String, u64)>,
 }
 
 /// A space's goal states and distance sources.
@@ -240,6 +243,7 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
             mask: goals,
             sources: src,
         }),
+        artifacts: Vec::new(),
     })
 }
 

@@ -71,15 +71,31 @@ pub fn artifact_names(dir: &Path, spec: &SpaceSpec) -> Vec<String> {
     names
 }
 
-/// A hash of the names and payload checksums of every artifact of a space in `dir` (read from
-/// their headers: the stages of the run have just verified them).
-pub fn checksum(dir: &Path, spec: &SpaceSpec) -> Result<u64, StageError> {
+/// Every artifact of a space in `dir` ([`artifact_names`]) with its payload checksum, read
+/// from its header (the stages of a run have just verified them; the run records this list
+/// once, and the export and prune use it).
+pub fn artifacts(dir: &Path, spec: &SpaceSpec) -> Result<Vec<(String, u64)>, StageError> {
+    artifact_names(dir, spec)
+        .into_iter()
+        .map(|name| {
+            let header = Artifact::peek_header(&dir.join(&name))?;
+            Ok((name, header.checksum))
+        })
+        .collect()
+}
+
+/// A hash of the names and payload checksums of a space's [`artifacts`].
+pub fn checksum_of(artifacts: &[(String, u64)]) -> u64 {
     let mut fp = huarong_core::Fingerprint::new("space", 2);
-    for name in artifact_names(dir, spec) {
-        let header = Artifact::peek_header(&dir.join(&name))?;
-        fp.add_str(&name).add_u64(header.checksum);
+    for (name, checksum) in artifacts {
+        fp.add_str(name).add_u64(*checksum);
     }
-    Ok(fp.finish())
+    fp.finish()
+}
+
+/// [`checksum_of`] the artifacts `dir` holds now.
+pub fn checksum(dir: &Path, spec: &SpaceSpec) -> Result<u64, StageError> {
+    Ok(checksum_of(&artifacts(dir, spec)?))
 }
 
 /// The fingerprint a space's distance table carries: its puzzle's kind of sources and the
