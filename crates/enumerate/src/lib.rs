@@ -95,6 +95,18 @@ pub fn run<P: Puzzle + ?Sized>(
     force: bool,
     reporter: &Reporter,
 ) -> Result<(StateTable, Outcome), StageError> {
+    run_bounded(puzzle, path, force, u32::MAX as u64, reporter)
+}
+
+/// [`run`], exploring at most `limit` states: an explored space that has more stops with an
+/// error as soon as a level passes the bound, instead of growing until memory runs out.
+pub fn run_bounded<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    path: &Path,
+    force: bool,
+    limit: u64,
+    reporter: &Reporter,
+) -> Result<(StateTable, Outcome), StageError> {
     let fp = fingerprint(puzzle);
     let expect = Expect {
         kind: KIND,
@@ -104,7 +116,7 @@ pub fn run<P: Puzzle + ?Sized>(
     let (artifact, outcome) =
         reuse_or_build(path, expect, force, |path| match puzzle.ranked_len() {
             Some(n) => write_ranked(puzzle, n, path, fp, &label, reporter),
-            None => write_explored(puzzle, path, fp, &label, reporter),
+            None => write_explored(puzzle, path, fp, &label, limit, reporter),
         })?;
     Ok((StateTable { artifact }, outcome))
 }
@@ -143,11 +155,21 @@ fn write_explored<P: Puzzle + ?Sized>(
     path: &Path,
     fp: u64,
     label: &str,
+    limit: u64,
     reporter: &Reporter,
 ) -> Result<Header, StageError> {
     let bar = reporter.bar(0, format!("explore {}", puzzle.space_id()));
-    let codes = explore(puzzle, |n| bar.inc(n));
+    let starts = puzzle.starts();
+    let explored = explore_from(puzzle, &starts, &puzzle.explore_metrics(), limit, |n| {
+        bar.inc(n)
+    });
     bar.finish();
+    let codes = explored.map_err(|found| {
+        StageError::Invalid(format!(
+            "{label}: stopped exploring at {found} states, over the run's bound of {limit} \
+             (max_states)"
+        ))
+    })?;
     if codes.len() as u64 > u32::MAX as u64 {
         return Err(StageError::Invalid(format!(
             "{label}: {} states do not fit a u32 dense index",

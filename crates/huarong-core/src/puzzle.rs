@@ -48,6 +48,14 @@ pub trait Puzzle: Sync + Send {
     /// `Some(n)` for a ranked space of `n` states; `None` for an explored space.
     fn ranked_len(&self) -> Option<u64>;
 
+    /// The number of states when it is known before any work (`u64::MAX` when it is known to
+    /// be at least that): a ranked space's length, or a count the model can tell of an
+    /// explored space (e.g. the sliding tiles beyond the ranked sizes, n!/2). A run refuses a
+    /// space that cannot fit before it starts ([`Puzzle::ranked_len`] by default).
+    fn size_hint(&self) -> Option<u64> {
+        self.ranked_len()
+    }
+
     /// The code of the state with dense index `index` (ranked spaces only).
     fn unrank(&self, index: u64) -> u64;
 

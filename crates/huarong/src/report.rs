@@ -57,7 +57,18 @@ impl Bar for IndicatifBar {
 
 impl Report for Terminal {
     fn bar(&self, len: u64, label: &str) -> Arc<dyn Bar> {
-        let bar = if self.bars {
+        let bar = if self.bars && len == 0 {
+            // Work of unknown size (exploring a space): the states found so far.
+            let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{msg:>28} {spinner} {human_pos} states so far ({elapsed_precise})",
+                )
+                .expect("valid template"),
+            );
+            b.enable_steady_tick(std::time::Duration::from_millis(200));
+            b
+        } else if self.bars {
             let b = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
             b.set_style(
                 ProgressStyle::with_template(

@@ -381,3 +381,56 @@ fn repeated_list_items_are_errors() {
         stderr(&o)
     );
 }
+
+/// A space that cannot fit is refused before any work (docs/RELIABILITY.md): the fifteen
+/// puzzle's 16!/2 positions are known from its file, beyond a 32-bit index; an explored space
+/// stops at the bound on states (`max_states`, or `--max-states` over it).
+#[test]
+fn spaces_that_cannot_fit_are_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let puzzles = common::root().join("puzzles");
+    let pipeline = |name: &str, head: &str, puzzle: &str| {
+        let file = dir.path().join(format!("{name}.toml"));
+        let text = format!(
+            "name = \"{name}\"\noutput = \"unused\"\n{head}[sliding]\npuzzles = [{:?}]\n\
+             metrics = [\"step\"]\n",
+            puzzles.join(puzzle).to_str().unwrap()
+        );
+        std::fs::write(&file, text).unwrap();
+        file.to_str().unwrap().to_owned()
+    };
+    let out = dir.path().join("out");
+    let out = out.to_str().unwrap();
+    let fifteen = pipeline("fifteen", "", "fifteen-korf-1.toml");
+    let o = huarong(&["run", &fifteen, "-o", out]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("fifteen-korf-1: 10,461,394,944,000 positions, more than the 4,294,967,295")
+            && e.contains("refused before any work"),
+        "{e}"
+    );
+    assert!(!std::path::Path::new(out).exists(), "nothing is written");
+
+    let century = pipeline("century", "max_states = 1000\n", "century.toml");
+    let o = huarong(&["run", &century, "-o", out]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("sliding century states: stopped exploring at")
+            && e.contains("over the run's bound of 1000 (max_states)"),
+        "{e}"
+    );
+    // The command line's bound over the pipeline's: 81,340 positions fit 100,000.
+    let o = huarong(&["run", &century, "-o", out, "-q", "--max-states", "100000"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // A known size over the bound: the 8-puzzle's 181,440 over 100,000, before any work.
+    let eight = pipeline("eight", "", "eight.toml");
+    let o = huarong(&["run", &eight, "-o", out, "--max-states", "100000"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("eight: 181,440 positions, over this run's bound of 100,000"),
+        "{}",
+        stderr(&o)
+    );
+}

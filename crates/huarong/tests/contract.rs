@@ -460,6 +460,9 @@ fn the_pipelines_own_keys_change_nothing_they_should_not() {
     check_case(root.path(), "name", &base_out, &renamed, &[]);
     let timely = format!("{HEAD}engine = \"timely\"\nworkers = 1\n{section}");
     check_case(root.path(), "engine+workers", &base_out, &timely, &[]);
+    // The bound on states refuses work; it never changes what a run that fits writes.
+    let bounded = format!("{HEAD}max_states = 1000000\n{section}");
+    check_case(root.path(), "max_states", &base_out, &bounded, &[]);
 }
 
 /// Up to `n` states of a space: unranked for ranked spaces, explored otherwise.

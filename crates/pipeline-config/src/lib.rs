@@ -51,9 +51,11 @@ struct Head {
     engine: Option<String>,
     #[serde(default)]
     workers: Option<usize>,
+    #[serde(default)]
+    max_states: Option<u64>,
 }
 
-const HEAD_KEYS: [&str; 4] = ["name", "output", "engine", "workers"];
+const HEAD_KEYS: [&str; 5] = ["name", "output", "engine", "workers", "max_states"];
 
 /// A loaded, validated pipeline.
 #[derive(Clone)]
@@ -62,6 +64,9 @@ pub struct Pipeline {
     pub output: PathBuf,
     /// Where components and distances run (`engine = "local" | "timely"`, `workers = N`).
     pub engine: EngineChoice,
+    /// Most states a space may have (`max_states = N`; the command line can override it, the
+    /// run sizes it to the machine when neither says).
+    pub max_states: Option<u64>,
     /// The puzzle family of the section.
     pub puzzle: &'static dyn Driver,
     /// The validated puzzle section.
@@ -137,7 +142,7 @@ impl Pipeline {
                 None => {
                     return Err(format!(
                         "unknown key `{key}`{}: a pipeline has `name`, `output`, `engine`, \
-                         `workers` and one puzzle section, one of [{}]",
+                         `workers`, `max_states` and one puzzle section, one of [{}]",
                         line_of(text, key),
                         registry::names().replace(", ", "], [")
                     ));
@@ -171,10 +176,14 @@ impl Pipeline {
                 ));
             }
         };
+        if head.max_states == Some(0) {
+            return Err("`max_states` must be at least 1".into());
+        }
         Ok(Pipeline {
             name: head.name,
             output: head.output,
             engine,
+            max_states: head.max_states,
             puzzle: driver,
             section: Arc::from(section),
             section_key: section_key(driver.name(), value, &input.files_read()),

@@ -39,6 +39,9 @@ pub enum PipelineError {
         #[source]
         source: std::io::Error,
     },
+    /// A space known to be too large for the run, refused before any work.
+    #[error("{0}")]
+    TooLarge(String),
 }
 
 /// The result of a whole pipeline run.
@@ -63,6 +66,9 @@ pub fn run_pipeline(
     opts: &RunOptions,
 ) -> Result<RunReport, PipelineError> {
     let output = output.unwrap_or(&pipeline.output).to_owned();
+    // What cannot fit is refused before anything is written.
+    let plan = pipeline.section.spaces();
+    check_fits(&plan, opts.state_bound())?;
     std::fs::create_dir_all(&output).map_err(|source| PipelineError::Io {
         path: output.clone(),
         source,
@@ -72,7 +78,6 @@ pub fn run_pipeline(
         opts.reporter
             .note(&format!("removed {name}, left by an interrupted run"));
     }
-    let plan = pipeline.section.spaces();
     for note in &plan.notes {
         opts.reporter.note(note);
     }
@@ -127,6 +132,52 @@ pub fn run_pipeline(
         export_seconds,
         pruned,
     })
+}
+
+/// Refuses, before any work, a space whose size is known to exceed what a dense `u32` index
+/// holds or the run's bound on states (`bound`, sized to the machine's memory by default).
+fn check_fits(plan: &Plan, bound: u64) -> Result<(), PipelineError> {
+    for spec in &plan.spaces {
+        let Some(n) = spec.puzzle.size_hint() else {
+            continue;
+        };
+        let space = format!("{} {}", spec.puzzle.name(), spec.puzzle.space_id());
+        let count = if n == u64::MAX {
+            "more than 18,446,744,073,709,551,615".to_owned()
+        } else {
+            thousands(n)
+        };
+        if n > u32::MAX as u64 {
+            return Err(PipelineError::TooLarge(format!(
+                "{space}: {count} positions, more than the {} a dense 32-bit state index holds: \
+                 refused before any work",
+                thousands(u32::MAX as u64)
+            )));
+        }
+        if n > bound {
+            let gib = (n * run::BYTES_PER_STATE) as f64 / (1u64 << 30) as f64;
+            return Err(PipelineError::TooLarge(format!(
+                "{space}: {count} positions, over this run's bound of {} (max_states; at about \
+                 {} bytes a position it needs {gib:.1} GiB): refused before any work",
+                thousands(bound),
+                run::BYTES_PER_STATE
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `n` with thousands separators: 10,461,394,944,000.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
 }
 
 /// Spaces at which a run goes parallel across spaces (small spaces use one chunk, so the stages

@@ -23,6 +23,36 @@ pub struct RunOptions {
     pub reporter: Reporter,
     /// Where components and distances run.
     pub engine: Engine,
+    /// Most states a space may have (`None`: [`default_max_states`]): a space known to be larger
+    /// is refused before any work, an explored one stops when it passes the bound.
+    pub max_states: Option<u64>,
+}
+
+/// About how many bytes of memory a run needs per state: the measured peaks are 13 B (the 4 × 3
+/// eleven puzzle, moves regenerated) to 36 B (the labeled classic space in three metrics),
+/// docs/RELIABILITY.md.
+pub const BYTES_PER_STATE: u64 = 32;
+
+/// The bound on states a run takes by default: what fits this machine's memory at
+/// [`BYTES_PER_STATE`] (8 GiB assumed where the memory cannot be read), and never more than a
+/// dense `u32` index holds.
+pub fn default_max_states() -> u64 {
+    let memory = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kib * 1024)
+        })
+        .unwrap_or(8 << 30);
+    (memory / BYTES_PER_STATE).min(u32::MAX as u64)
+}
+
+impl RunOptions {
+    /// The bound on states of this run.
+    pub fn state_bound(&self) -> u64 {
+        self.max_states.unwrap_or_else(default_max_states)
+    }
 }
 
 /// Where the components and distances stages run.
@@ -183,8 +213,9 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
         log: Vec::new(),
     };
     let (force, reporter) = (opts.force, &opts.reporter);
+    let bound = opts.state_bound();
     let states = timer.time("enumerate", || {
-        enumerate::run(puzzle, &dir.join(files::STATES), force, reporter)
+        enumerate::run_bounded(puzzle, &dir.join(files::STATES), force, bound, reporter)
     })?;
     let goals = goal_mask(puzzle, &states);
     let goal_states = goals.iter().filter(|&&g| g).count() as u64;

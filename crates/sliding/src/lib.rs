@@ -178,6 +178,11 @@ impl Puzzle for SlidingPuzzle {
         &METRICS
     }
 
+    /// The sliding tiles' count even beyond the ranked sizes (the fifteen puzzle's 16!/2).
+    fn size_hint(&self) -> Option<u64> {
+        tiles::count(self)
+    }
+
     fn ranked_len(&self) -> Option<u64> {
         None
     }

@@ -107,6 +107,23 @@ fn select_portable(mask: u32, k: u32) -> u8 {
     rest.trailing_zeros() as u8
 }
 
+/// The number of positions of `puzzle` if it is a sliding-tiles puzzle of any size (every
+/// piece 1×1 and told apart, one blank, no walls, at least 2×2): n!/2 for n cells, `u64::MAX`
+/// when that does not fit. `None` for any other puzzle.
+pub fn count(puzzle: &SlidingPuzzle) -> Option<u64> {
+    let l = &puzzle.layout;
+    let n = l.rows * l.cols;
+    let tiles_only = l
+        .classes
+        .iter()
+        .all(|c| c.len() == 1 && c.shape.cells.len() == 1 && c.masks.len() == n);
+    if l.walls != 0 || l.rows < 2 || l.cols < 2 || l.pieces + 1 != n || !tiles_only {
+        return None;
+    }
+    let full = (1..=n as u64).try_fold(1u64, |acc, k| acc.checked_mul(k));
+    Some(full.map_or(u64::MAX, |f| f / 2))
+}
+
 impl Tiles {
     /// The ranked space of `puzzle` when it is a sliding-tiles puzzle: every piece 1×1 and told
     /// apart, one blank, no walls, at least 2×2 and at most 13 cells; `None` otherwise.

@@ -60,6 +60,11 @@ pub struct Args {
     /// File with one host:port per timely process.
     #[arg(long = "hostfile", short = 'h')]
     hostfile: Option<PathBuf>,
+    /// Most states a space may have: a larger one is refused before any work, an explored one
+    /// stops when it passes the bound (default: the pipeline's `max_states`, else what fits
+    /// this machine's memory).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_states: Option<u64>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -73,6 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Reporter::new(Arc::new(report::Terminal::new()))
         },
         engine: engine_of(&p, &args)?,
+        max_states: args.max_states.or(p.max_states),
     };
     let report = pipeline::run_pipeline(&p, args.output.as_deref(), &opts)
         .with_context(|| format!("running pipeline {}", args.pipeline.display()))?;
