@@ -160,11 +160,14 @@ fn write_explored<P: Puzzle + ?Sized>(
 ) -> Result<Header, StageError> {
     let bar = reporter.bar(0, format!("explore {}", puzzle.space_id()));
     let starts = puzzle.starts();
-    let explored = explore_from(puzzle, &starts, &puzzle.explore_metrics(), limit, |n| {
-        bar.inc(n)
-    });
+    let metrics = puzzle.explore_metrics();
+    let explored = explore_from(puzzle, &starts, &metrics, limit, |n| bar.inc(n), &|| true);
     bar.finish();
-    let codes = explored.map_err(|found| {
+    let codes = explored.map_err(|stopped| {
+        let found = match stopped {
+            Stopped::Limit(found) => found,
+            Stopped::Cancelled => unreachable!("the stage always keeps going"),
+        };
         StageError::Invalid(format!(
             "{label}: stopped exploring at {found} states, over the run's bound of {limit} \
              (max_states)"
@@ -196,27 +199,39 @@ pub fn explore<P: Puzzle + ?Sized>(puzzle: &P, progress: impl Fn(u64)) -> Vec<u6
         &puzzle.explore_metrics(),
         u64::MAX,
         progress,
+        &|| true,
     )
-    .expect("no limit to exceed")
+    .expect("no limit to exceed, nobody to stop it")
+}
+
+/// Why [`explore_from`] stopped before it was done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// More states than the limit: this many found so far.
+    Limit(u64),
+    /// `keep_going` said no (whoever asked went away).
+    Cancelled,
 }
 
 /// Every state reachable from `starts` by the moves of `metrics`, sorted — the search of
-/// [`explore`], also for a single component (`huarong serve` explores a position's). More than
-/// `limit` states: `Err` with the number found so far (at the end of the level that passed it).
+/// [`explore`], also for a single component (`huarong serve` explores a position's). It stops
+/// at the end of the level that passes `limit` states, or after any level at which
+/// `keep_going` says no.
 pub fn explore_from<P: Puzzle + ?Sized>(
     puzzle: &P,
     starts: &[u64],
     metrics: &[usize],
     limit: u64,
     progress: impl Fn(u64),
-) -> Result<Vec<u64>, u64> {
+    keep_going: &dyn Fn() -> bool,
+) -> Result<Vec<u64>, Stopped> {
     let mut starts = starts.to_vec();
     starts.sort_unstable();
     starts.dedup();
     if puzzle.directed() {
-        explore_directed(puzzle, starts, metrics, limit, progress)
+        explore_directed(puzzle, starts, metrics, limit, progress, keep_going)
     } else {
-        explore_layers(puzzle, starts, metrics, limit, progress)
+        explore_layers(puzzle, starts, metrics, limit, progress, keep_going)
     }
 }
 
@@ -257,7 +272,8 @@ fn explore_layers<P: Puzzle + ?Sized>(
     metrics: &[usize],
     limit: u64,
     progress: impl Fn(u64),
-) -> Result<Vec<u64>, u64> {
+    keep_going: &dyn Fn() -> bool,
+) -> Result<Vec<u64>, Stopped> {
     let mut current = starts;
     let mut previous: Vec<u64> = Vec::new();
     let mut all = current.clone();
@@ -267,7 +283,10 @@ fn explore_layers<P: Puzzle + ?Sized>(
         progress(next.len() as u64);
         all.extend_from_slice(&next);
         if all.len() as u64 > limit {
-            return Err(all.len() as u64);
+            return Err(Stopped::Limit(all.len() as u64));
+        }
+        if !keep_going() {
+            return Err(Stopped::Cancelled);
         }
         previous = std::mem::replace(&mut current, next);
     }
@@ -283,7 +302,8 @@ fn explore_directed<P: Puzzle + ?Sized>(
     metrics: &[usize],
     limit: u64,
     progress: impl Fn(u64),
-) -> Result<Vec<u64>, u64> {
+    keep_going: &dyn Fn() -> bool,
+) -> Result<Vec<u64>, Stopped> {
     let mut frontier = starts;
     let mut seen = frontier.clone();
     while !frontier.is_empty() {
@@ -307,7 +327,10 @@ fn explore_directed<P: Puzzle + ?Sized>(
         merged.extend_from_slice(&next[j..]);
         seen = merged;
         if seen.len() as u64 > limit {
-            return Err(seen.len() as u64);
+            return Err(Stopped::Limit(seen.len() as u64));
+        }
+        if !keep_going() {
+            return Err(Stopped::Cancelled);
         }
         frontier = next;
     }

@@ -8,7 +8,9 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::time::Duration;
 
 use huarong_core::driver::{Instance, SolveRequest};
 use huarong_core::picture::Picture;
@@ -18,8 +20,32 @@ use crate::solve::{DistanceTables, Error, instance};
 pub use crate::solve::{Solution, Source};
 use crate::tables::representatives;
 
-/// Explored components kept for reuse.
+/// Explored components kept for reuse (at most; fewer when a memory budget bounds their states).
 const EXPLORED_CACHE: usize = 16;
+
+/// About how many bytes an exploration holds per state while it runs (codes, the search's
+/// levels, the rows of its graph, distances) and once cached (codes and distances).
+const EXPLORING_BYTES: u64 = 40;
+const CACHED_BYTES: u64 = 10;
+
+/// Set when whoever asked is gone (a client that hung up, a deadline that passed): an
+/// exploration nobody else waits for stops at the end of its current level.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<AtomicBool>);
+
+impl Cancel {
+    pub fn new() -> Self {
+        Cancel::default()
+    }
+
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
 
 /// A position's component.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +93,14 @@ pub struct Atlas {
     /// Per (space key, metric): the tables found under the roots (`None`: none), once looked up.
     tables: Mutex<HashMap<(u64, usize), Slot>>,
     explored: Mutex<Vec<Arc<Explored>>>,
+    /// Explorations in flight, per (space key, metric, start): one computation for every
+    /// request asking the same.
+    running: Mutex<HashMap<(u64, usize, u64), Arc<Flight>>>,
+    /// Most explorations in flight at once, and most states kept in the cache.
+    max_running: usize,
+    cache_states: u64,
+    /// Explorations started since the atlas was made.
+    started: std::sync::atomic::AtomicU64,
 }
 
 impl Atlas {
@@ -79,7 +113,38 @@ impl Atlas {
             cold: Cold::Explore,
             tables: Mutex::default(),
             explored: Mutex::default(),
+            running: Mutex::default(),
+            max_running: usize::MAX,
+            cache_states: u64::MAX,
+            started: Default::default(),
         }
+    }
+
+    /// Explorations admitted against a memory budget of `bytes`: half for those in flight (each
+    /// reserving `limit` states' worth; at least one runs), half for the cache. A request
+    /// beyond it gets [`Error::Busy`] at once, before any work.
+    pub fn with_budget(self, bytes: u64) -> Self {
+        let per = self.limit.saturating_mul(EXPLORING_BYTES).max(1);
+        Atlas {
+            max_running: ((bytes / 2) / per).max(1) as usize,
+            cache_states: (bytes / 2) / CACHED_BYTES,
+            ..self
+        }
+    }
+
+    /// How many explorations may run at once.
+    pub fn max_running(&self) -> usize {
+        self.max_running
+    }
+
+    /// Explorations running now, and started in all.
+    pub fn explorations(&self) -> (usize, u64) {
+        let running = self
+            .running
+            .lock()
+            .expect("no request panics holding the lock")
+            .len();
+        (running, self.started.load(Ordering::Relaxed))
     }
 
     /// An atlas that answers [`Atlas::solve_instance`] without tables by the family's own
@@ -99,8 +164,18 @@ impl Atlas {
         request: &SolveRequest<'_>,
         metric: Option<&str>,
     ) -> Result<Position, Error> {
+        self.position_for(request, metric, &Cancel::new())
+    }
+
+    /// [`Atlas::position`] for a request that may go away: `cancel` stops its exploration.
+    pub fn position_for(
+        &self,
+        request: &SolveRequest<'_>,
+        metric: Option<&str>,
+        cancel: &Cancel,
+    ) -> Result<Position, Error> {
         Ok(self
-            .position_with(request, metric, Work::Allowed)?
+            .position_with(request, metric, Work::Allowed(cancel))?
             .expect("work is allowed"))
     }
 
@@ -119,7 +194,7 @@ impl Atlas {
         &self,
         request: &SolveRequest<'_>,
         metric: Option<&str>,
-        work: Work,
+        work: Work<'_>,
     ) -> Result<Option<Position>, Error> {
         let instance = instance(request)?;
         let (puzzle, code) = table_space(instance.as_ref())?;
@@ -163,7 +238,17 @@ impl Atlas {
         request: &SolveRequest<'_>,
         metric: Option<&str>,
     ) -> Result<Solution, Error> {
-        self.solve_instance(instance(request)?.as_ref(), metric)
+        self.solve_for(request, metric, &Cancel::new())
+    }
+
+    /// [`Atlas::solve`] for a request that may go away: `cancel` stops its exploration.
+    pub fn solve_for(
+        &self,
+        request: &SolveRequest<'_>,
+        metric: Option<&str>,
+        cancel: &Cancel,
+    ) -> Result<Solution, Error> {
+        self.solve_with(instance(request)?.as_ref(), metric, cancel)
     }
 
     /// The one solve path: the tables under the roots when they hold the position; else, for a
@@ -173,6 +258,15 @@ impl Atlas {
         &self,
         instance: &dyn Instance,
         metric: Option<&str>,
+    ) -> Result<Solution, Error> {
+        self.solve_with(instance, metric, &Cancel::new())
+    }
+
+    fn solve_with(
+        &self,
+        instance: &dyn Instance,
+        metric: Option<&str>,
+        cancel: &Cancel,
     ) -> Result<Solution, Error> {
         let searched = |metric: String| -> Result<Solution, Error> {
             Ok(Solution {
@@ -188,14 +282,17 @@ impl Atlas {
         let known = match self.cold {
             Cold::Search => {
                 let key = space_key(puzzle);
-                match self.tables(puzzle, key, &metric, Work::Allowed)?.flatten() {
+                match self
+                    .tables(puzzle, key, &metric, Work::Allowed(cancel))?
+                    .flatten()
+                {
                     Some(t) if t.tables.states.lookup(code).is_some() => Known::Tables(t),
                     // No tables, or tables of the space that do not hold this position.
                     _ => return searched(metric),
                 }
             }
             Cold::Explore => self
-                .knowledge(puzzle, code, &metric, Work::Allowed)?
+                .knowledge(puzzle, code, &metric, Work::Allowed(cancel))?
                 .expect("work is allowed"),
         };
         let distance = |c: u64| known.distance(c);
@@ -211,7 +308,7 @@ impl Atlas {
         puzzle: &dyn Puzzle,
         code: u64,
         metric: &str,
-        work: Work,
+        work: Work<'_>,
     ) -> Result<Option<Known>, Error> {
         let key = space_key(puzzle);
         let Some(tables) = self.tables(puzzle, key, metric, work)? else {
@@ -245,19 +342,84 @@ impl Atlas {
                 return Ok(Some(Known::Explored(hit)));
             }
         }
-        if work == Work::Refused {
+        let Work::Allowed(cancel) = work else {
             return Ok(None);
+        };
+        Ok(Some(Known::Explored(
+            self.explore(puzzle, key, m, code, cancel)?,
+        )))
+    }
+
+    /// The component of `code` explored, once for every request asking the same at the same
+    /// time: the first starts it (if the budget admits it), the others wait for its answer; it
+    /// stops when every request waiting for it is cancelled.
+    fn explore(
+        &self,
+        puzzle: &dyn Puzzle,
+        key: u64,
+        metric: usize,
+        code: u64,
+        cancel: &Cancel,
+    ) -> Result<Arc<Explored>, Error> {
+        let id = (key, metric, code);
+        let (flight, leads) = {
+            let mut running = self
+                .running
+                .lock()
+                .expect("no request panics holding the lock");
+            match running.get(&id) {
+                Some(f) => {
+                    f.join(cancel);
+                    (f.clone(), false)
+                }
+                None if running.len() >= self.max_running => {
+                    return Err(Error::Busy(format!(
+                        "{} explorations are running, the most this server's memory budget \
+                         allows: try again shortly",
+                        running.len()
+                    )));
+                }
+                None => {
+                    let f = Arc::new(Flight::new(cancel));
+                    running.insert(id, f.clone());
+                    self.started.fetch_add(1, Ordering::Relaxed);
+                    (f, true)
+                }
+            }
+        };
+        if !leads {
+            return flight.wait(cancel);
         }
-        let explored = Arc::new(Explored::new(puzzle, key, m, code, self.limit)?);
+        let result = Explored::new(puzzle, key, metric, code, self.limit, &|| flight.wanted());
+        let result = result.map(Arc::new);
+        flight.finish(match &result {
+            Ok(e) => Shared::Done(e.clone()),
+            Err(Error::Cancelled) => Shared::Cancelled,
+            Err(e) => Shared::Failed(e.to_string()),
+        });
+        self.running
+            .lock()
+            .expect("no request panics holding the lock")
+            .remove(&id);
+        let explored = result?;
+        self.remember(explored.clone());
+        Ok(explored)
+    }
+
+    /// Puts an explored component in the cache, dropping the least recently used beyond its
+    /// bounds (entries and states).
+    fn remember(&self, explored: Arc<Explored>) {
         let mut cache = self
             .explored
             .lock()
             .expect("no request panics holding the lock");
-        if cache.len() == EXPLORED_CACHE {
+        cache.push(explored);
+        let states = |c: &[Arc<Explored>]| c.iter().map(|e| e.codes.len() as u64).sum::<u64>();
+        while cache.len() > EXPLORED_CACHE
+            || (cache.len() > 1 && states(&cache) > self.cache_states)
+        {
             cache.remove(0);
         }
-        cache.push(explored.clone());
-        Ok(Some(Known::Explored(explored)))
     }
 
     /// The verified tables of `puzzle`'s space in `metric` under the first root that has
@@ -267,7 +429,7 @@ impl Atlas {
         puzzle: &dyn Puzzle,
         key: u64,
         metric: &str,
-        work: Work,
+        work: Work<'_>,
     ) -> Result<Option<Found>, Error> {
         let cell = self
             .tables
@@ -279,7 +441,7 @@ impl Atlas {
         if let Some(found) = cell.get() {
             return Ok(Some(found.clone()));
         }
-        if work == Work::Refused {
+        if let Work::Refused = work {
             return Ok(None);
         }
         let mut found = None;
@@ -314,11 +476,87 @@ enum Cold {
 /// The metric when a request names none, if the space has it (else its first metric).
 const DEFAULT_METRIC: &str = "piece";
 
-/// Whether a request may open tables or explore a component.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Work {
-    Allowed,
+/// Whether a request may open tables or explore a component (and what cancels it).
+#[derive(Debug, Clone, Copy)]
+enum Work<'a> {
+    Allowed(&'a Cancel),
     Refused,
+}
+
+/// What an exploration in flight ended with, for every request waiting for it.
+#[derive(Debug, Clone)]
+enum Shared {
+    Done(Arc<Explored>),
+    Failed(String),
+    Cancelled,
+}
+
+/// One exploration in flight and the requests waiting for it.
+#[derive(Debug)]
+struct Flight {
+    done: Mutex<Option<Shared>>,
+    ready: Condvar,
+    askers: Mutex<Vec<Cancel>>,
+}
+
+impl Flight {
+    fn new(first: &Cancel) -> Self {
+        Flight {
+            done: Mutex::new(None),
+            ready: Condvar::new(),
+            askers: Mutex::new(vec![first.clone()]),
+        }
+    }
+
+    fn join(&self, cancel: &Cancel) {
+        self.askers
+            .lock()
+            .expect("no request panics holding the lock")
+            .push(cancel.clone());
+    }
+
+    /// Whether any request still waits for the answer.
+    fn wanted(&self) -> bool {
+        self.askers
+            .lock()
+            .expect("no request panics holding the lock")
+            .iter()
+            .any(|c| !c.is_cancelled())
+    }
+
+    fn finish(&self, outcome: Shared) {
+        *self
+            .done
+            .lock()
+            .expect("no request panics holding the lock") = Some(outcome);
+        self.ready.notify_all();
+    }
+
+    /// The answer, once the leader has it; `Cancelled` as soon as `cancel` is.
+    fn wait(&self, cancel: &Cancel) -> Result<Arc<Explored>, Error> {
+        let mut done = self
+            .done
+            .lock()
+            .expect("no request panics holding the lock");
+        loop {
+            match &*done {
+                Some(Shared::Done(e)) => return Ok(e.clone()),
+                Some(Shared::Failed(why)) => return Err(Error::Request(why.clone())),
+                Some(Shared::Cancelled) => {
+                    return Err(Error::Busy(
+                        "the same exploration was just cancelled: try again".into(),
+                    ));
+                }
+                None if cancel.is_cancelled() => return Err(Error::Cancelled),
+                None => {}
+            }
+            done = self
+                .ready
+                .wait_timeout(done, Duration::from_millis(50))
+                .expect("no request panics holding the lock")
+                .0;
+        }
+    }
 }
 
 fn table_space(instance: &dyn Instance) -> Result<(&dyn Puzzle, u64), Error> {
@@ -436,17 +674,19 @@ impl Explored {
         metric: usize,
         start: u64,
         limit: u64,
+        keep_going: &dyn Fn() -> bool,
     ) -> Result<Self, Error> {
         // Every state reachable from the start (for a directed puzzle, the positions a player
         // can reach: distances are measured inside that set), found by the enumerate stage's
         // search; sorted by code, so lookups are binary searches and the answer is the same
         // whichever member was asked first.
-        let codes =
-            enumerate::explore_from(puzzle, &[start], &[metric], limit, |_| {}).map_err(|_| {
-                Error::Request(format!(
+        let codes = enumerate::explore_from(puzzle, &[start], &[metric], limit, |_| {}, keep_going)
+            .map_err(|stopped| match stopped {
+                enumerate::Stopped::Cancelled => Error::Cancelled,
+                enumerate::Stopped::Limit(_) => Error::Request(format!(
                     "the position's component has more than {limit} states: build its \
-                     tables with a pipeline"
-                ))
+                         tables with a pipeline"
+                )),
             })?;
         // Its move graph in memory, and the distance stage's breadth-first search to its goals.
         let n = codes.len();

@@ -44,6 +44,12 @@ pub enum Error {
     Tables(#[from] StageError),
     #[error(transparent)]
     Search(#[from] SolveError),
+    /// Too much work in flight for the memory budget: nothing was started (try again later).
+    #[error("{0}")]
+    Busy(String),
+    /// Whoever asked went away (or its deadline passed) before the work was done.
+    #[error("cancelled: nobody waits for the answer any more")]
+    Cancelled,
 }
 
 /// The position a request names, read by the first registered family that accepts it.

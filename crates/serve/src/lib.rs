@@ -22,7 +22,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use huarong_core::driver::SolveRequest;
 use huarong_core::picture::{Cell, Picture};
-use pipeline::play::{Atlas, Position, Solution, Source};
+use pipeline::play::{Atlas, Cancel, Position, Solution, Source};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -126,6 +126,13 @@ pub struct App {
     pub catalog: Catalog,
 }
 
+/// The longest a request may take, reading its body included: past it the client gets a 503
+/// and any exploration only it waited for stops.
+pub const DEADLINE: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// What a 503 asks the client to wait before trying again, in seconds.
+const RETRY_AFTER: &str = "1";
+
 /// The page and the API.
 pub fn router(app: Arc<App>) -> Router {
     Router::new()
@@ -154,7 +161,40 @@ pub fn router(app: Arc<App>) -> Router {
         )
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page or API".into()) })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn(deadline))
         .with_state(app)
+}
+
+/// Every request within [`DEADLINE`], a trickled body included (dropping the handler cancels
+/// its work, see [`answer`]).
+async fn deadline(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    match tokio::time::timeout(DEADLINE, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => busy(format!(
+            "the request took longer than {} s",
+            DEADLINE.as_secs()
+        )),
+    }
+}
+
+/// 503 with `Retry-After`: nothing is wrong with the request, the server cannot take it now.
+fn busy(message: String) -> Response {
+    let mut response = error(StatusCode::SERVICE_UNAVAILABLE, message);
+    response.headers_mut().insert(
+        header::RETRY_AFTER,
+        header::HeaderValue::from_static(RETRY_AFTER),
+    );
+    response
+}
+
+/// Cancels its token when dropped: a handler future dropped because the client hung up (or its
+/// deadline passed) stops the work it started.
+struct CancelOnDrop(Cancel);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
 }
 
 fn page(body: &'static str, kind: &'static str) -> Response {
@@ -228,14 +268,17 @@ enum Kind {
 async fn answer(app: Arc<App>, ask: Ask, kind: Kind) -> Response {
     let reply = |r: Result<String, (StatusCode, String)>| match r {
         Ok(body) => ([(header::CONTENT_TYPE, "application/json")], body).into_response(),
+        Err((StatusCode::SERVICE_UNAVAILABLE, message)) => busy(message),
         Err((status, message)) => error(status, message),
     };
+    let cancel = Cancel::new();
     if let Kind::Position = kind
-        && let Some(ready) = compute(&app, &ask, Kind::Ready).transpose()
+        && let Some(ready) = compute(&app, &ask, Kind::Ready, &cancel).transpose()
     {
         return reply(ready);
     }
-    let work = tokio::task::spawn_blocking(move || compute(&app, &ask, kind)).await;
+    let _guard = CancelOnDrop(cancel.clone());
+    let work = tokio::task::spawn_blocking(move || compute(&app, &ask, kind, &cancel)).await;
     match work {
         Ok(Ok(body)) => reply(Ok(body.expect("work is allowed off the event loop"))),
         Ok(Err(e)) => reply(Err(e)),
@@ -247,7 +290,12 @@ async fn answer(app: Arc<App>, ask: Ask, kind: Kind) -> Response {
 }
 
 /// The answer to `ask`; `Ok(None)` only for [`Kind::Ready`] when the answer needs work.
-fn compute(app: &App, ask: &Ask, kind: Kind) -> Result<Option<String>, (StatusCode, String)> {
+fn compute(
+    app: &App,
+    ask: &Ask,
+    kind: Kind,
+    cancel: &Cancel,
+) -> Result<Option<String>, (StatusCode, String)> {
     let bad = |m: String| (StatusCode::BAD_REQUEST, m);
     let given = [&ask.layout, &ask.puzzle, &ask.text]
         .iter()
@@ -286,12 +334,17 @@ fn compute(app: &App, ask: &Ask, kind: Kind) -> Result<Option<String>, (StatusCo
     };
     let status = |e: pipeline::solve::Error| match e {
         pipeline::solve::Error::Tables(_) => (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        pipeline::solve::Error::Busy(_) | pipeline::solve::Error::Cancelled => {
+            (StatusCode::SERVICE_UNAVAILABLE, e.to_string())
+        }
         other => bad(other.to_string()),
     };
     let metric = ask.metric.as_deref();
     Ok(match kind {
         Kind::Position => Some(position_json(
-            &app.atlas.position(&request, metric).map_err(status)?,
+            &app.atlas
+                .position_for(&request, metric, cancel)
+                .map_err(status)?,
         )),
         Kind::Ready => app
             .atlas
@@ -299,7 +352,9 @@ fn compute(app: &App, ask: &Ask, kind: Kind) -> Result<Option<String>, (StatusCo
             .map_err(status)?
             .map(|p| position_json(&p)),
         Kind::Solve => Some(solve_json(
-            &app.atlas.solve(&request, metric).map_err(status)?,
+            &app.atlas
+                .solve_for(&request, metric, cancel)
+                .map_err(status)?,
         )),
     })
 }
@@ -493,18 +548,41 @@ pub fn run(
     })
 }
 
-/// Serves `app` on `listener` until `shutdown` completes.
+/// How long a client may take to send a request's headers: a connection that trickles them
+/// is closed (each connection would otherwise be held forever).
+pub const HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Serves `app` on `listener` until `shutdown` completes. Each connection is served by hyper
+/// with [`HEADER_TIMEOUT`] for its headers; [`DEADLINE`] bounds each request after that.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     app: Arc<App>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    use axum::serve::ListenerExt;
-    // Answers are single small writes: send each at once.
-    let listener = listener.tap_io(|tcp| {
+    let router = router(app);
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let tcp = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((tcp, _)) => tcp,
+                // Out of file descriptors and the like: wait, then accept again.
+                Err(_) => {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => return Ok(()),
+        };
+        // Answers are single small writes: send each at once.
         let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(listener, router(app))
-        .with_graceful_shutdown(shutdown)
-        .await
+        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        tokio::spawn(async move {
+            // A connection's errors (a reset, a header timeout) end that connection only.
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
+                .serve_connection(hyper_util::rt::TokioIo::new(tcp), service)
+                .await;
+        });
+    }
 }

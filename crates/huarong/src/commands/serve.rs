@@ -29,6 +29,11 @@ pub struct Args {
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    /// Memory for explorations, in MiB: half for those running (each reserving --max-states
+    /// positions' worth, about 40 bytes a position), half for the explored components kept; a
+    /// request beyond it gets 503 with Retry-After at once.
+    #[arg(long, value_name = "MIB", default_value_t = 2048, value_parser = clap::value_parser!(u64).range(1..))]
+    memory_budget: u64,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -46,7 +51,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         shown.join(", ")
     };
     let app = serve::App {
-        atlas: pipeline::play::Atlas::new(roots, args.max_states),
+        atlas: pipeline::play::Atlas::new(roots, args.max_states)
+            .with_budget(args.memory_budget << 20),
         catalog,
     };
     let (bind, port) = (args.bind, args.port);
