@@ -262,6 +262,17 @@ fn next_level<P: Puzzle + ?Sized>(puzzle: &P, metrics: &[usize], frontier: &[u64
     next
 }
 
+/// After a level: whether a search that has found `found` states may go on.
+fn may_go_on(found: usize, limit: u64, keep_going: &dyn Fn() -> bool) -> Result<(), Stopped> {
+    if found as u64 > limit {
+        return Err(Stopped::Limit(found as u64));
+    }
+    if !keep_going() {
+        return Err(Stopped::Cancelled);
+    }
+    Ok(())
+}
+
 /// Undirected moves: a breadth-first search by levels, where the neighbours of level `k` lie in
 /// levels `k − 1`, `k` and `k + 1` only. So each new level is checked against the two before it
 /// (binary search in sorted vectors), never against everything seen; the levels are merged once
@@ -282,12 +293,7 @@ fn explore_layers<P: Puzzle + ?Sized>(
         next.retain(|c| previous.binary_search(c).is_err() && current.binary_search(c).is_err());
         progress(next.len() as u64);
         all.extend_from_slice(&next);
-        if all.len() as u64 > limit {
-            return Err(Stopped::Limit(all.len() as u64));
-        }
-        if !keep_going() {
-            return Err(Stopped::Cancelled);
-        }
+        may_go_on(all.len(), limit, keep_going)?;
         previous = std::mem::replace(&mut current, next);
     }
     all.par_sort_unstable();
@@ -326,12 +332,7 @@ fn explore_directed<P: Puzzle + ?Sized>(
         merged.extend_from_slice(&seen[i..]);
         merged.extend_from_slice(&next[j..]);
         seen = merged;
-        if seen.len() as u64 > limit {
-            return Err(Stopped::Limit(seen.len() as u64));
-        }
-        if !keep_going() {
-            return Err(Stopped::Cancelled);
-        }
+        may_go_on(seen.len(), limit, keep_going)?;
         frontier = next;
     }
     Ok(seen)

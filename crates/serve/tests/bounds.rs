@@ -49,6 +49,14 @@ async fn answer(mut s: TcpStream) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// Serves `app` on a free loopback port.
+async fn start(app: Arc<App>) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(serve::serve(listener, app, std::future::pending()));
+    addr
+}
+
 /// Waits (up to `within`) until `done` holds.
 async fn until(within: Duration, done: impl Fn() -> bool) -> bool {
     let t = Instant::now();
@@ -70,9 +78,7 @@ async fn heavy_explorations_are_admitted_shared_and_cancelled() {
         catalog: Catalog::default(),
     });
     assert_eq!(app.atlas.max_running(), 1);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(serve::serve(listener, app.clone(), std::future::pending()));
+    let addr = start(app.clone()).await;
     let atlas = || app.atlas.explorations();
 
     // A starts the one exploration the budget admits.
@@ -111,13 +117,11 @@ async fn heavy_explorations_are_admitted_shared_and_cancelled() {
 /// goes on answering others meanwhile.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn trickled_headers_are_cut_off() {
-    let app = Arc::new(App {
+    let addr = start(Arc::new(App {
         atlas: Atlas::new(Vec::new(), 1000),
         catalog: Catalog::default(),
-    });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(serve::serve(listener, app, std::future::pending()));
+    }))
+    .await;
     let mut slow = TcpStream::connect(addr).await.unwrap();
     slow.write_all(b"GET /api/catalog HTTP/1.1\r\nHost: te")
         .await
@@ -137,13 +141,11 @@ async fn trickled_headers_are_cut_off() {
 /// A client that sends its headers but trickles its body gets a 503 at `serve::DEADLINE`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_trickled_body_meets_the_deadline() {
-    let app = Arc::new(App {
+    let addr = start(Arc::new(App {
         atlas: Atlas::new(Vec::new(), 1000),
         catalog: Catalog::default(),
-    });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(serve::serve(listener, app, std::future::pending()));
+    }))
+    .await;
     let mut slow = TcpStream::connect(addr).await.unwrap();
     slow.write_all(
         b"POST /api/position HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
