@@ -19,7 +19,7 @@ use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{DefaultBodyLimit, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use huarong_core::driver::SolveRequest;
 use huarong_core::picture::{Cell, Picture};
 use pipeline::play::{Atlas, Cancel, Position, Solution, Source};
@@ -149,24 +149,29 @@ pub fn router(app: Arc<App>) -> Router {
             get(|| async { page(APP_CSS, "text/css; charset=utf-8") }),
         )
         .route("/api/catalog", get(catalog))
+        // A body can be trickled: POSTs are read within the deadline (GETs carry none, and
+        // their work past the event loop gets the deadline in `answer`).
         .route(
             "/api/position",
-            get(|State(app): State<Arc<App>>, q| by_query(app, q, Kind::Position))
-                .post(|State(app): State<Arc<App>>, j| by_json(app, j, Kind::Position)),
+            get(|State(app): State<Arc<App>>, q| by_query(app, q, Kind::Position)).merge(
+                post(|State(app): State<Arc<App>>, j| by_json(app, j, Kind::Position))
+                    .layer(axum::middleware::from_fn(deadline)),
+            ),
         )
         .route(
             "/api/solve",
-            get(|State(app): State<Arc<App>>, q| by_query(app, q, Kind::Solve))
-                .post(|State(app): State<Arc<App>>, j| by_json(app, j, Kind::Solve)),
+            get(|State(app): State<Arc<App>>, q| by_query(app, q, Kind::Solve)).merge(
+                post(|State(app): State<Arc<App>>, j| by_json(app, j, Kind::Solve))
+                    .layer(axum::middleware::from_fn(deadline)),
+            ),
         )
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page or API".into()) })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(axum::middleware::from_fn(deadline))
         .with_state(app)
 }
 
-/// Every request within [`DEADLINE`], a trickled body included (dropping the handler cancels
-/// its work, see [`answer`]).
+/// A request with a body within [`DEADLINE`], a trickled body included (dropping the handler
+/// cancels its work, see [`answer`]).
 async fn deadline(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
     match tokio::time::timeout(DEADLINE, next.run(request)).await {
         Ok(response) => response,
@@ -278,7 +283,14 @@ async fn answer(app: Arc<App>, ask: Ask, kind: Kind) -> Response {
         return reply(ready);
     }
     let _guard = CancelOnDrop(cancel.clone());
-    let work = tokio::task::spawn_blocking(move || compute(&app, &ask, kind, &cancel)).await;
+    let work = tokio::task::spawn_blocking(move || compute(&app, &ask, kind, &cancel));
+    // Past the deadline the guard drops here and cancels the work.
+    let Ok(work) = tokio::time::timeout(DEADLINE, work).await else {
+        return busy(format!(
+            "the request took longer than {} s",
+            DEADLINE.as_secs()
+        ));
+    };
     match work {
         Ok(Ok(body)) => reply(Ok(body.expect("work is allowed off the event loop"))),
         Ok(Err(e)) => reply(Err(e)),
