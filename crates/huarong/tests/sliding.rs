@@ -257,3 +257,45 @@ fn tables_of_an_edited_puzzle_file_are_not_used() {
     std::fs::write(&file, edited).unwrap();
     assert_eq!(solve(), "0");
 }
+
+/// Unsolvable means unsolvable: two tiles of Korf's instance 1 swapped cannot reach Korf's goal
+/// (the tiles' parity), and `solve` says so at once — exit 1, no search, no budget spent —
+/// where a search of the 10^13 positions could only give up.
+#[test]
+fn an_unsolvable_fifteen_puzzle_is_answered_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(puzzle("fifteen-korf-1.toml"))
+        .unwrap()
+        .replace("EDF7\nBC95", "DEF7\nBC95");
+    let file = dir.path().join("swapped.toml");
+    std::fs::write(&file, text).unwrap();
+    let o = huarong(&[
+        "solve",
+        "--puzzle",
+        file.to_str().unwrap(),
+        "--metric",
+        "step",
+        "--max-states",
+        "1000",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o).trim(),
+        "DEF7/BC95/6.21/48A3 cannot reach the goal in the step metric"
+    );
+    // The solvable original still searches (and gives up at the budget).
+    let o = huarong(&[
+        "solve",
+        "--puzzle",
+        &puzzle("fifteen-korf-1.toml"),
+        "--metric",
+        "step",
+        "--max-states",
+        "1000",
+    ]);
+    assert!(
+        stderr(&o).contains("gave up after 1000 states"),
+        "{}",
+        stderr(&o)
+    );
+}

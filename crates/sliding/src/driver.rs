@@ -235,6 +235,10 @@ impl PuzzleInstance {
         limit: u64,
     ) -> Result<Option<Vec<u64>>, SolveError> {
         let Some(table) = distance else {
+            // The tiles' parity says at once when no search can reach the goal.
+            if crate::tiles::reaches_goal(&self.puzzle, self.start) == Some(false) {
+                return Ok(None);
+            }
             return match search::solve(&self.puzzle, self.start, m, limit) {
                 Outcome::Path(p) => Ok(Some(p)),
                 Outcome::Unsolvable => Ok(None),

@@ -124,6 +124,49 @@ pub fn count(puzzle: &SlidingPuzzle) -> Option<u64> {
     Some(full.map_or(u64::MAX, |f| f / 2))
 }
 
+/// For a sliding-tiles puzzle (see [`count`]) whose goal places every tile: whether the
+/// position `code` can reach it at all. The moves keep an invariant — the parity of the tiles'
+/// order (row-major, the blank left out), plus on even widths the blank's row — and two
+/// positions with the same invariant reach each other, so this answers at once what no search
+/// of the 10^13 fifteen-puzzle positions could. `None`: not tiles, or a goal that leaves a
+/// tile free (its positions then have either parity).
+pub fn reaches_goal(puzzle: &SlidingPuzzle, code: u64) -> Option<bool> {
+    count(puzzle)?;
+    let l = &puzzle.layout;
+    let mut goal = vec![None; l.classes.len()];
+    for &(class, candidate) in &puzzle.goal {
+        goal[class] = Some(candidate);
+    }
+    let goal: Vec<u8> = goal.into_iter().collect::<Option<_>>()?;
+    Some(invariant(puzzle, &puzzle.places(code)) == invariant(puzzle, &goal))
+}
+
+/// The tiles' order parity, plus the blank's row on even widths, of a position given as every
+/// tile's candidate (each class is one tile; its candidates are the cells in reading order).
+fn invariant(puzzle: &SlidingPuzzle, places: &[u8]) -> usize {
+    let l = &puzzle.layout;
+    let n = l.rows * l.cols;
+    let mut board = vec![usize::MAX; n];
+    for (tile, class) in l.classes.iter().enumerate() {
+        let cell = class.masks[places[class.offset] as usize].trailing_zeros() as usize;
+        board[cell] = tile;
+    }
+    let blank = board
+        .iter()
+        .position(|&t| t == usize::MAX)
+        .expect("one cell is blank");
+    let order: Vec<usize> = board.into_iter().filter(|&t| t != usize::MAX).collect();
+    let inversions: usize = (0..order.len())
+        .map(|i| order[i + 1..].iter().filter(|&&t| t < order[i]).count())
+        .sum();
+    let row = if l.cols.is_multiple_of(2) {
+        blank / l.cols
+    } else {
+        0
+    };
+    (inversions + row) % 2
+}
+
 impl Tiles {
     /// The ranked space of `puzzle` when it is a sliding-tiles puzzle: every piece 1×1 and told
     /// apart, one blank, no walls, at least 2×2 and at most 13 cells; `None` otherwise.
@@ -543,6 +586,56 @@ mod tests {
             }
             assert_eq!(seen.len() as u64, t.ranked_len().unwrap(), "{rows}x{cols}");
             assert!(seen.iter().all(|&c| t.from_sliding(c).is_some()));
+        }
+    }
+
+    /// The parity invariant against breadth-first search: on boards of odd and even width,
+    /// every one of the n! placements reaches the goal exactly when the search from the goal
+    /// finds it.
+    #[test]
+    fn the_parity_says_which_positions_reach_the_goal() {
+        for (rows, cols) in [(2, 2), (2, 3), (3, 2), (3, 3), (2, 4), (4, 2)] {
+            let t = tiles(rows, cols);
+            let p = &t.puzzle;
+            let mut seen = std::collections::HashSet::from([p.start]);
+            let mut queue = std::collections::VecDeque::from([p.start]);
+            let mut next = Vec::new();
+            while let Some(c) = queue.pop_front() {
+                next.clear();
+                p.successors(c, 0, &mut next);
+                queue.extend(next.iter().filter(|&&s| seen.insert(s)));
+            }
+            // Every placement of the tiles: the n − 1 tiles' cells, a permutation of n − 1 of
+            // the n cells (Heap's algorithm over all n cells, the last one left blank).
+            let n = rows * cols;
+            let mut cells: Vec<u8> = (0..n as u8).collect();
+            let (mut c, mut i, mut placements, mut reaching) = (vec![0usize; n], 0, 0u64, 0u64);
+            let mut check = |cells: &[u8]| {
+                let places = &cells[..n - 1];
+                let code = p.layout.encode(places);
+                let expect = seen.contains(&code);
+                assert_eq!(
+                    reaches_goal(p, code),
+                    Some(expect),
+                    "{rows}x{cols} {places:?}"
+                );
+                placements += 1;
+                reaching += expect as u64;
+            };
+            check(&cells);
+            while i < n {
+                if c[i] < i {
+                    cells.swap(if i % 2 == 0 { 0 } else { c[i] }, i);
+                    check(&cells);
+                    c[i] += 1;
+                    i = 0;
+                } else {
+                    c[i] = 0;
+                    i += 1;
+                }
+            }
+            let all: u64 = (1..=n as u64).product();
+            assert_eq!((placements, reaching), (all, all / 2), "{rows}x{cols}");
         }
     }
 
