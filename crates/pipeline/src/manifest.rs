@@ -65,11 +65,10 @@ pub fn verify(path: &Path, fingerprint: u64) -> Result<Vec<(String, u64)>, Unusa
                 "malformed manifest line {line:?}"
             )));
         };
-        let file = dir.join(name);
-        let ok = std::fs::metadata(&file).is_ok_and(|m| m.len().to_string() == size)
-            && hash_file(&file).is_ok_and(|h| format!("{h:016x}") == hash);
-        if !ok {
-            return Err(Unusable::Invalid(format!("{name} is missing or changed")));
+        if let Some(why) = check_listed(&dir.join(name), size, hash) {
+            return Err(Unusable::Invalid(format!(
+                "{name} is missing or changed: {why}"
+            )));
         }
         tables.push((name.to_owned(), size.parse().unwrap_or(0)));
     }

@@ -10,12 +10,12 @@
 
 use std::collections::{BTreeSet, VecDeque};
 use std::net::SocketAddr;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pipeline::play::Atlas;
-use pipeline::{Pipeline, RunOptions, run_pipeline};
+mod common;
+
 use serve::client::{Connection, encode};
 use serve::{App, Catalog};
 
@@ -121,16 +121,7 @@ fn report(name: &str, mut lat: Vec<Duration>, wall: Duration) {
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pipelines/huarong-canonical.toml"),
-    )
-    .unwrap();
-    run_pipeline(
-        &Pipeline::parse(&text).unwrap(),
-        Some(dir.path()),
-        &RunOptions::default(),
-    )
-    .unwrap();
+    common::classic_tables(dir.path());
     // The load generator below takes one of the machine's two cores: the server gets the other
     // (`huarong serve --threads 1`); the default (a thread per core) is measured too.
     let (with, _a) = server(vec![dir.path().to_owned()], 1);

@@ -22,7 +22,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use pipeline::play::Atlas;
-use pipeline::{Pipeline, RunOptions, run_pipeline};
+mod common;
+
 use serve::client::{Connection, encode};
 use serve::{App, Catalog};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -88,16 +89,7 @@ fn heavy_bodies(n: usize) -> Vec<String> {
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pipelines/huarong-canonical.toml"),
-    )
-    .unwrap();
-    run_pipeline(
-        &Pipeline::parse(&text).unwrap(),
-        Some(dir.path()),
-        &RunOptions::default(),
-    )
-    .unwrap();
+    common::classic_tables(dir.path());
     let server = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()

@@ -173,14 +173,9 @@ impl Tiles {
     pub fn new(puzzle: &SlidingPuzzle) -> Option<Tiles> {
         let l = &puzzle.layout;
         let n = l.rows * l.cols;
-        let tiles_only = l
-            .classes
-            .iter()
-            .all(|c| c.len() == 1 && c.shape.cells.len() == 1);
-        if l.walls != 0 || l.rows < 2 || l.cols < 2 || n > MAX_CELLS || l.pieces + 1 != n {
-            return None;
-        }
-        if !tiles_only || l.classes.iter().any(|c| c.masks.len() != n) {
+        // Sliding tiles (`count` says which puzzles are), small enough to rank.
+        count(puzzle)?;
+        if n > MAX_CELLS {
             return None;
         }
         let m = n - 1;
