@@ -188,3 +188,28 @@ fn malformed_solitaire_input() {
         "case 2, line 3: pieces 1 and 2 are both on row 4, column 4",
     );
 }
+
+/// An input larger than any contest's (over 64 MiB) is refused, not read into memory whole.
+#[test]
+fn an_oversized_input_is_refused() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_huarong"))
+        .args(["judge", "solitaire"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run huarong");
+    let mut stdin = child.stdin.take().unwrap();
+    let line = "4 4 4 5 5 4 6 5\n".repeat(1 << 16);
+    // The judge stops reading past its limit: the rest of the writes may fail.
+    for _ in 0..80 {
+        if stdin.write_all(line.as_bytes()).is_err() {
+            break;
+        }
+    }
+    drop(stdin);
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("the judge input is over 64 MiB"), "{err}");
+}

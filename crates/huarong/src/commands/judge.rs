@@ -39,6 +39,10 @@ impl ValueEnum for JudgeArg {
     }
 }
 
+/// The largest judge input read (contest inputs are kilobytes): a larger one is refused
+/// instead of filling memory.
+const MAX_INPUT: u64 = 64 << 20;
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Which judge.
@@ -54,8 +58,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .expect("the choices are the families with a judge");
     let mut input = String::new();
     std::io::stdin()
+        .take(MAX_INPUT + 1)
         .read_to_string(&mut input)
         .context("reading the judge input from stdin (it must be text)")?;
+    anyhow::ensure!(
+        input.len() as u64 <= MAX_INPUT,
+        "the judge input is over {} MiB: no contest input is that large",
+        MAX_INPUT >> 20
+    );
     match judge(&input) {
         Ok(text) => {
             emit(&text)?;
