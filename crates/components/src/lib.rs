@@ -4,13 +4,17 @@
 //! `u → v` with `u < v` links the larger root under the smaller one by compare-and-swap, so each
 //! set's root is its smallest member. Directed graphs get strongly connected components from
 //! petgraph's Tarjan SCC run directly on the CSR. Either way components are numbered by their
-//! smallest member, so ids are deterministic.
+//! smallest member, so ids are deterministic. A graph stored as a cover gets the same table from
+//! its base graph and the labels' classes ([`cover`]), never visiting a lifted arc.
 //!
 //! The artifact has two sections: the component id of every state (`u32`) and the size of every
 //! component (`u64`).
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
+
+pub mod cover;
+pub use cover::cover_components;
 
 use graph::{Csr, Rows};
 use huarong_core::shards::Opened;
@@ -129,7 +133,10 @@ pub fn run(
     force: bool,
     reporter: &Reporter,
 ) -> Result<(Components, Outcome), StageError> {
-    run_with(csr, path, label, force, || {
+    build(csr, path, label, force, || {
+        if let Some(cover) = csr.cover() {
+            return Ok(cover_components(&cover));
+        }
         let bar = reporter.bar(csr.node_count() as u64, format!("components {label}"));
         let roots = if csr.is_directed() {
             // A directed graph is always stored.
@@ -138,7 +145,7 @@ pub fn run(
             union_find_roots(rows, |n| bar.inc(n))
         };
         bar.finish();
-        Ok(roots)
+        Ok(ids_and_sizes(roots))
     })
 }
 
@@ -151,21 +158,32 @@ pub fn run_with(
     force: bool,
     roots: impl FnOnce() -> Result<Vec<u32>, StageError>,
 ) -> Result<(Components, Outcome), StageError> {
+    build(csr, path, label, force, || Ok(ids_and_sizes(roots()?)))
+}
+
+/// Builds (or reuses) the table from the ids and sizes `table` computes.
+fn build(
+    csr: &Csr,
+    path: &Path,
+    label: &str,
+    force: bool,
+    table: impl FnOnce() -> Result<(Vec<u32>, Vec<u64>), StageError>,
+) -> Result<(Components, Outcome), StageError> {
     let fp = fingerprint(csr);
     let expect = Expect {
         kind: KIND,
         fingerprint: Some(fp),
     };
     let (artifact, outcome) = reuse_or_build(path, expect, force, |path| {
-        let roots = roots()?;
-        if roots.len() != csr.node_count() {
+        let (ids, sizes) = table()?;
+        if ids.len() != csr.node_count() {
             return Err(StageError::Invalid(format!(
-                "{label}: {} component roots for {} states",
-                roots.len(),
+                "{label}: {} component ids for {} states",
+                ids.len(),
                 csr.node_count()
             )));
         }
-        write(roots, path, fp, label)
+        write_table(&ids, &sizes, path, fp, label)
     })?;
     Ok((
         Components {
@@ -392,11 +410,6 @@ pub fn ids_and_sizes(roots: Vec<u32>) -> (Vec<u32>, Vec<u64>) {
 }
 
 /// Renumbers roots by smallest member and writes ids and sizes.
-fn write(roots: Vec<u32>, path: &Path, fp: u64, label: &str) -> Result<Header, StageError> {
-    let (ids, sizes) = ids_and_sizes(roots);
-    write_table(&ids, &sizes, path, fp, label)
-}
-
 fn write_table(
     ids: &[u32],
     sizes: &[u64],

@@ -14,6 +14,9 @@
 //! keeps one visited bit per state (its random accesses hit a bitmap 16 times smaller than the
 //! distances) and writes each level's distances in one sequential sweep of its frontier.
 //!
+//! A graph stored as a cover whose sources are whole fibers gets its distances from one
+//! search of the base graph ([`cover_bfs`]).
+//!
 //! Sources are every goal state (distance *to* the goal, the question for Huarong Dao) or the
 //! puzzle's start states (depth *from* the start), as the puzzle says. The artifact holds one
 //! `u16` per state, [`UNREACHABLE`] where no source is reachable; its fingerprint covers the
@@ -23,7 +26,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 
 use enumerate::StateTable;
-use graph::{Csr, CsrView, Rows};
+use graph::{CoverView, Csr, CsrView, Rows};
 use huarong_core::shards::Opened;
 use huarong_core::{
     Artifact, ArtifactWriter, DistanceSources, Expect, Fingerprint, Outcome, Puzzle, Reporter,
@@ -270,9 +273,12 @@ pub fn run_from<P: Puzzle + ?Sized>(
         let reverse = csr.is_directed() && puzzle.distance_sources() == DistanceSources::Goals;
         let bar = reporter.bar(csr.node_count() as u64, format!("distances {label}"));
         let progress = |visited| bar.set_position(visited);
+        let by_cover = if reverse { None } else { csr.cover() };
         let dist = if reverse {
             // A directed graph is always stored.
             bfs_reverse(&csr.view(), src, progress)?
+        } else if let Some(dist) = by_cover.and_then(|c| cover_bfs(&c, src).transpose()) {
+            dist?
         } else {
             bfs(rows, src, progress)?
         };
@@ -352,6 +358,37 @@ pub fn bfs_reverse(
     progress: impl Fn(u64),
 ) -> Result<Vec<u16>, StageError> {
     level_bfs(g, sources, true, progress)
+}
+
+/// The distances over a cover ([`graph::CoverView`]) from `sources` that are whole fibers (every
+/// label of each source's base state; `None` otherwise): every state is as far as its base
+/// state, since a base path lifts to a path from any label into a source fiber and a lifted
+/// path projects onto a base path. One breadth-first search of the base graph, then each
+/// base distance written over its fiber.
+pub fn cover_bfs(cover: &CoverView<'_>, sources: &[u32]) -> Result<Option<Vec<u16>>, StageError> {
+    let f = cover.fiber as usize;
+    let mut list = sources.to_vec();
+    list.sort_unstable();
+    list.dedup();
+    let whole = list.len().is_multiple_of(f)
+        && list.chunks(f).all(|c| {
+            (c[0] as usize).is_multiple_of(f) && c[f - 1] as usize == c[0] as usize + f - 1
+        });
+    if !whole {
+        return Ok(None);
+    }
+    let base_sources: Vec<u32> = list.chunks(f).map(|c| c[0] / f as u32).collect();
+    let base = CsrView {
+        offsets: graph::Offsets::Narrow(cover.offsets),
+        targets: cover.targets,
+        directed: false,
+    };
+    let near = bfs(&base, &base_sources, |_| {})?;
+    let mut dist = vec![UNREACHABLE; cover.node_count()];
+    dist.par_chunks_mut(f)
+        .zip(near.par_iter())
+        .for_each(|(block, &d)| block.fill(d));
+    Ok(Some(dist))
 }
 
 /// `reverse`: `g` is directed and distances are measured to the sources.

@@ -23,6 +23,9 @@
 
 use std::path::Path;
 
+pub mod cover;
+pub use cover::{CoverView, Lifted};
+
 use enumerate::StateTable;
 use fixedbitset::FixedBitSet;
 use huarong_core::{
@@ -37,8 +40,9 @@ use rayon::prelude::*;
 
 /// Artifact kind of move graphs.
 pub const KIND: &str = "csr";
-/// Version 2: `u32` offsets while the arcs fit; graphs the later stages regenerate.
-const VERSION: u32 = 2;
+/// Version 3: covers ([`Puzzle::cover`]); 2: `u32` offsets while the arcs fit, graphs the
+/// later stages regenerate.
+const VERSION: u32 = 3;
 const CHUNK: usize = 1 << 14;
 
 /// The fingerprint of the graph of `puzzle` in `metric` built over the state table whose
@@ -51,8 +55,42 @@ pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P, metric: usize, states_checksu
     fp.add_str(puzzle.metrics()[metric])
         .add_u64(states_checksum)
         .add_bool(puzzle.directed())
-        .add_bool(puzzle.stores_graph());
+        .add_bool(puzzle.stores_graph())
+        .add_bool(covers(puzzle, metric));
     fp.finish()
+}
+
+/// Whether a cover artifact's row section splits as its record says: `base + 1` offsets, then
+/// as many targets as permutation ids.
+fn cover_fits(artifact: &Artifact) -> bool {
+    let info: &[u64] = artifact.section(0);
+    let rows = artifact.header().sections[1].len;
+    info[2]
+        .checked_add(1)
+        .is_some_and(|o| o <= rows && (rows - o).is_multiple_of(2))
+}
+
+/// Whether the graph of `puzzle` in `metric` is stored as its cover ([`Puzzle::cover`]; undirected
+/// puzzles that store their graph).
+fn covers<P: Puzzle + ?Sized>(puzzle: &P, metric: usize) -> bool {
+    cover_of(puzzle, metric).is_some()
+}
+
+fn cover_of<P: Puzzle + ?Sized>(puzzle: &P, metric: usize) -> Option<huarong_core::Cover> {
+    (!puzzle.directed() && puzzle.stores_graph())
+        .then(|| puzzle.cover(metric))
+        .flatten()
+}
+
+/// How a graph's artifact holds its rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// Offsets and targets: the rows themselves.
+    Stored,
+    /// A cover of a base graph ([`CoverView`]): rows lifted from the base rows.
+    Covered,
+    /// Only the degree histogram: the rows are generated from the moves ([`Regenerated`]).
+    Regenerated,
 }
 
 /// A stored graph's offsets: `u32` while the arcs fit in 32 bits, `u64` beyond.
@@ -129,12 +167,14 @@ impl Csr {
     fn new(artifact: Artifact, directed: bool) -> Result<Self, StageError> {
         let h = artifact.header();
         let shape = h.sections.iter().map(|s| s.elem_size).collect::<Vec<_>>();
+        let info_ok = || {
+            let info: &[u64] = artifact.section(0);
+            info.len() >= 2 && info[0] == h.fingerprint
+        };
         let ok = match shape[..] {
             [4 | 8, 4] => h.sections[0].len >= 1,
-            [8] => {
-                let info: &[u64] = artifact.section(0);
-                info.len() >= 2 && info[0] == h.fingerprint
-            }
+            [8] => info_ok(),
+            [8, 4, 4] => info_ok() && h.sections[0].len == 3 && cover_fits(&artifact),
             _ => false,
         };
         if !ok {
@@ -144,20 +184,59 @@ impl Csr {
                 h.sections
             )));
         }
-        Ok(Csr { artifact, directed })
+        let csr = Csr { artifact, directed };
+        if let Some(cover) = csr.cover() {
+            let bad = |why: String| {
+                StageError::Invalid(format!(
+                    "{}: not a cover: {why}",
+                    csr.artifact.path().display()
+                ))
+            };
+            if directed {
+                return Err(bad("a directed graph is stored whole".into()));
+            }
+            cover.check().map_err(bad)?;
+        }
+        Ok(csr)
     }
 
-    /// Whether the rows are stored (`false`: the later stages regenerate them, [`Moves`]).
+    /// How the artifact holds the rows.
+    pub fn form(&self) -> Form {
+        match self.artifact.header().sections.len() {
+            2 => Form::Stored,
+            3 => Form::Covered,
+            _ => Form::Regenerated,
+        }
+    }
+
+    /// Whether the rows are stored as a CSR (`false`: a cover, or regenerated, [`Moves`]).
     pub fn is_stored(&self) -> bool {
-        self.artifact.header().sections.len() == 2
+        self.form() == Form::Stored
+    }
+
+    /// The cover of a graph stored as one.
+    pub fn cover(&self) -> Option<CoverView<'_>> {
+        (self.form() == Form::Covered).then(|| {
+            let info: &[u64] = self.artifact.section(0);
+            let rows: &[u32] = self.artifact.section(1);
+            let (offsets, arcs) = rows.split_at(info[2] as usize + 1);
+            let (targets, shift_of_arc) = arcs.split_at(arcs.len() / 2);
+            CoverView {
+                fiber: info[1] as u32,
+                offsets,
+                targets,
+                shift_of_arc,
+                shifts: self.artifact.section(2),
+            }
+        })
     }
 
     /// A regenerated graph's record: fingerprint, states, degree histogram.
     fn info(&self) -> Option<&[u64]> {
-        (!self.is_stored()).then(|| self.artifact.section(0))
+        (self.form() == Form::Regenerated).then(|| self.artifact.section(0))
     }
 
-    /// The offsets of a stored graph (empty for a regenerated one).
+    /// The offsets of a stored graph (empty for another form).
     pub fn offsets(&self) -> Offsets<'_> {
         match self.artifact.header().sections[..] {
             [o, _] if o.elem_size == 4 => Offsets::Narrow(self.artifact.section(0)),
@@ -177,6 +256,9 @@ impl Csr {
 
     /// Number of states.
     pub fn node_count(&self) -> usize {
+        if let Some(c) = self.cover() {
+            return c.node_count();
+        }
         match self.info() {
             Some(info) => info[1] as usize,
             None => self.offsets().len() - 1,
@@ -185,6 +267,9 @@ impl Csr {
 
     /// Number of (directed) adjacency entries.
     pub fn arc_count(&self) -> u64 {
+        if let Some(c) = self.cover() {
+            return c.arc_count();
+        }
         match self.info() {
             Some(info) => info[2..]
                 .iter()
@@ -216,6 +301,9 @@ impl Csr {
 
     /// How many states have each out-degree (`counts[d]` states have `d` moves).
     pub fn degree_histogram(&self) -> Vec<u64> {
+        if let Some(c) = self.cover() {
+            return c.degree_histogram();
+        }
         match self.info() {
             Some(info) => info[2..].to_vec(),
             None => {
@@ -235,17 +323,26 @@ impl Csr {
     }
 
     /// The rows of this graph of `puzzle` in `metric` over `states`: read from the CSR when it is
-    /// stored, generated from the moves otherwise.
+    /// stored, lifted from the base rows of a cover, generated from the moves otherwise.
     pub fn rows<'a, P: Puzzle + ?Sized>(
         &'a self,
         puzzle: &'a P,
         states: &'a StateTable,
         metric: usize,
     ) -> Moves<'a, P> {
-        if self.is_stored() {
-            Moves::Stored(self.view())
-        } else {
-            Moves::Regenerated(Regenerated::new(puzzle, states, metric))
+        match self.form() {
+            Form::Stored => Moves::Stored(self.view()),
+            Form::Covered => Moves::Covered(self.cover().expect("a covered graph")),
+            Form::Regenerated => Moves::Regenerated(Regenerated::new(puzzle, states, metric)),
+        }
+    }
+
+    /// The neighbours of `u` in any form but a regenerated one (which needs its puzzle:
+    /// [`Csr::rows`]), in increasing order.
+    pub fn neighbor_iter(&self, u: u32) -> Neighbors<'_> {
+        match self.cover() {
+            Some(c) => Neighbors::Lifted(c.lifted(u)),
+            None => Neighbors::Stored(self.neighbors(u).iter().copied()),
         }
     }
 
@@ -273,8 +370,8 @@ pub trait Rows: Sync {
         &row[row.partition_point(|&v| v <= u)..]
     }
 
-    /// Whether a row is read from memory (`false`: each costs a move generation, so a
-    /// breadth-first search should not ask for rows it can do without).
+    /// Whether a row is read from memory, or as cheaply (`false`: each costs a move generation,
+    /// so a breadth-first search should not ask for rows it can do without).
     fn is_stored(&self) -> bool;
 
     /// Whether arcs are one-way (rows list successors only).
@@ -391,6 +488,7 @@ impl<P: Puzzle + ?Sized> Rows for Regenerated<'_, P> {
 #[derive(Debug)]
 pub enum Moves<'a, P: ?Sized> {
     Stored(CsrView<'a>),
+    Covered(CoverView<'a>),
     Regenerated(Regenerated<'a, P>),
 }
 
@@ -398,6 +496,7 @@ impl<P: Puzzle + ?Sized> Rows for Moves<'_, P> {
     fn node_count(&self) -> usize {
         match self {
             Moves::Stored(g) => g.node_count(),
+            Moves::Covered(g) => g.node_count(),
             Moves::Regenerated(g) => g.node_count(),
         }
     }
@@ -406,6 +505,7 @@ impl<P: Puzzle + ?Sized> Rows for Moves<'_, P> {
     fn row<'a>(&'a self, u: u32, buf: &'a mut Vec<u32>) -> &'a [u32] {
         match self {
             Moves::Stored(g) => g.neighbors(u),
+            Moves::Covered(g) => g.row(u, buf),
             Moves::Regenerated(g) => g.row(u, buf),
         }
     }
@@ -414,17 +514,19 @@ impl<P: Puzzle + ?Sized> Rows for Moves<'_, P> {
     fn row_above<'a>(&'a self, u: u32, buf: &'a mut Vec<u32>) -> &'a [u32] {
         match self {
             Moves::Stored(g) => g.row_above(u, buf),
+            Moves::Covered(g) => g.row_above(u, buf),
             Moves::Regenerated(g) => g.row_above(u, buf),
         }
     }
 
     fn is_stored(&self) -> bool {
-        matches!(self, Moves::Stored(_))
+        !matches!(self, Moves::Regenerated(_))
     }
 
     fn is_directed(&self) -> bool {
         match self {
             Moves::Stored(g) => g.directed,
+            Moves::Covered(_) => false,
             Moves::Regenerated(g) => g.is_directed(),
         }
     }
@@ -524,7 +626,8 @@ pub fn build_many<P: Puzzle + ?Sized>(
         .iter()
         .map(|&(metric, path)| Target::new(puzzle, states, metric, path))
         .collect();
-    let headers = if one_pass(states.len()) && puzzle.stores_graph() {
+    let covered = graphs.iter().any(|&(m, _)| covers(puzzle, m));
+    let headers = if one_pass(states.len()) && puzzle.stores_graph() && !covered {
         let names: Vec<&str> = graphs.iter().map(|&(m, _)| puzzle.metrics()[m]).collect();
         let bar = reporter.bar(
             2 * states.len() as u64,
@@ -604,6 +707,9 @@ fn write<P: Puzzle + ?Sized>(
     let lookup = lookup_in(puzzle, states);
     if !puzzle.stores_graph() {
         return write_regenerated(puzzle, states, target, reporter);
+    }
+    if let Some(cover) = cover_of(puzzle, metric) {
+        return write_cover(&cover, n, target);
     }
     let bar = reporter.bar(
         2 * n as u64,
@@ -705,6 +811,44 @@ fn write_offsets(
         w.write(0, first, offsets)?;
     }
     Ok(())
+}
+
+/// Writes a graph as its cover: the fiber, the base rows, each arc's permutation and the
+/// permutations, after checking the cover has its shape and spans the `n` states.
+fn write_cover(
+    cover: &huarong_core::Cover,
+    n: usize,
+    target: &Target<'_>,
+) -> Result<Header, StageError> {
+    let view = CoverView::of(cover);
+    let bad = |why: String| StageError::Invalid(format!("{}: the cover {why}", target.label));
+    view.check().map_err(bad)?;
+    if view.node_count() != n {
+        return Err(bad(format!(
+            "spans {} states, the table {n}",
+            view.node_count()
+        )));
+    }
+    // Three sections: the record (fingerprint, labels, base states), the base rows (offsets,
+    // then the targets, then each arc's permutation), the permutations.
+    let (offsets, arcs) = (cover.offsets.len() as u64, cover.targets.len() as u64);
+    let w = ArtifactWriter::create(
+        target.path,
+        KIND,
+        target.fp,
+        &target.label,
+        &[
+            Section::of::<u64>(3),
+            Section::of::<u32>(offsets + 2 * arcs),
+            Section::of::<u32>(cover.shifts.len() as u64),
+        ],
+    )?;
+    w.write(0, 0, &[target.fp, cover.fiber as u64, offsets - 1])?;
+    w.write(1, 0, &cover.offsets)?;
+    w.write(1, offsets, &cover.targets)?;
+    w.write(1, offsets + arcs, &cover.shift_of_arc)?;
+    w.write(2, 0, &cover.shifts)?;
+    Ok(w.finish()?)
 }
 
 /// Writes the record of a graph the later stages regenerate: its fingerprint, the number of
@@ -896,11 +1040,30 @@ impl GraphProp for Csr {
     type EdgeType = petgraph::Directed;
 }
 
+/// The neighbours of a state of a stored or covered [`Csr`] ([`Csr::neighbor_iter`]).
+#[derive(Debug, Clone)]
+pub enum Neighbors<'a> {
+    Stored(std::iter::Copied<std::slice::Iter<'a, u32>>),
+    Lifted(Lifted<'a>),
+}
+
+impl Iterator for Neighbors<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        match self {
+            Neighbors::Stored(i) => i.next(),
+            Neighbors::Lifted(i) => i.next(),
+        }
+    }
+}
+
 impl<'a> IntoNeighbors for &'a Csr {
-    type Neighbors = std::iter::Copied<std::slice::Iter<'a, u32>>;
+    type Neighbors = Neighbors<'a>;
 
     fn neighbors(self, a: u32) -> Self::Neighbors {
-        Csr::neighbors(self, a).iter().copied()
+        self.neighbor_iter(a)
     }
 }
 
@@ -947,7 +1110,7 @@ impl<'a> IntoEdgeReferences for &'a Csr {
 
     fn edge_references(self) -> Self::EdgeReferences {
         Box::new((0..Csr::node_count(self) as u32).flat_map(move |u| {
-            Csr::neighbors(self, u).iter().map(move |&v| Arc {
+            self.neighbor_iter(u).map(move |v| Arc {
                 source: u,
                 target: v,
             })
@@ -994,6 +1157,51 @@ mod tests {
         w.finish().unwrap();
         let err = Csr::open_with(&path, 7, false).unwrap_err().to_string();
         assert!(err.contains("not a move graph"), "{err}");
+    }
+
+    /// A labeled Huarong Dao graph is stored as its cover (a few hundred KB, not the lifted
+    /// CSR), and its rows are the moves of the labeled board model, ranked (every 61st row of
+    /// two labeled spaces, in every metric), and its degree histogram is its rows'.
+    #[test]
+    fn a_labeled_graph_is_its_cover_and_its_rows_are_the_board_moves() {
+        let dir = tempfile::tempdir().unwrap();
+        for set in ["h1v2s2", "h4v0s2"] {
+            let l = klotski::Labeled::new(set.parse::<PieceSet>().unwrap()).unwrap();
+            let q = &Reporter::quiet();
+            let (states, _) = enumerate::run(&l, &dir.path().join("s"), true, q).unwrap();
+            for metric in 0..3 {
+                let path = dir.path().join(format!("g{metric}"));
+                let (g, _) = run(&l, &states, metric, &path, true, q).unwrap();
+                assert_eq!(g.form(), Form::Covered, "{set}");
+                let mut histogram = Vec::new();
+                let mut codes = Vec::new();
+                for u in 0..g.node_count() as u32 {
+                    let got: Vec<u32> = g.neighbor_iter(u).collect();
+                    // The board model is slow: every 61st row.
+                    if u % 61 == 0 {
+                        codes.clear();
+                        l.successors(l.unrank(u as u64), metric, &mut codes);
+                        let mut want: Vec<u32> =
+                            codes.iter().map(|&c| l.rank(c).unwrap() as u32).collect();
+                        want.sort_unstable();
+                        assert_eq!(got, want, "{set} metric {metric} row {u}");
+                    }
+                    if histogram.len() <= got.len() {
+                        histogram.resize(got.len() + 1, 0u64);
+                    }
+                    histogram[got.len()] += 1;
+                }
+                assert_eq!(g.degree_histogram(), histogram, "{set} metric {metric}");
+                assert_eq!(
+                    g.arc_count(),
+                    histogram
+                        .iter()
+                        .enumerate()
+                        .map(|(d, &c)| d as u64 * c)
+                        .sum::<u64>()
+                );
+            }
+        }
     }
 
     #[test]

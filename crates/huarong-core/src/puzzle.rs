@@ -20,6 +20,32 @@ pub enum DistanceSources {
     Starts,
 }
 
+/// A space that *covers* a smaller base space in one metric: state `i` is base state
+/// `i / fiber` carrying label `i % fiber`, and every base arc `e` (`u → targets[e]`) lifts to
+/// the arcs `(u, l) → (targets[e], σ_e(l))` for every label `l`, where `σ_e` is a permutation
+/// of the labels (`shifts[shift_of_arc[e] · fiber ..][..fiber]`). Huarong Dao's labeled space is
+/// one: a labeled move is an unlabeled move with the moved kind's labels shifted.
+///
+/// A cover is the whole move graph in a few megabytes: the graph stage stores it instead of the
+/// lifted CSR, and the later stages read off it what the base graph already knows (components
+/// from the base components and the labels' orbits, distances from the base distances when
+/// the sources are whole fibers). Base rows list strictly increasing targets (so lifted rows
+/// are sorted and free of duplicates), and the cover of an undirected puzzle has each arc's
+/// reverse with the inverse permutation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cover {
+    /// Labels per base state.
+    pub fiber: u32,
+    /// The base graph's rows: arcs `offsets[u]..offsets[u + 1]` leave base state `u`.
+    pub offsets: Vec<u32>,
+    /// The base state each arc enters.
+    pub targets: Vec<u32>,
+    /// Which permutation of `shifts` each arc carries the labels by.
+    pub shift_of_arc: Vec<u32>,
+    /// The distinct label permutations, `fiber` entries each, one after another.
+    pub shifts: Vec<u32>,
+}
+
 /// A state space the pipeline stages can enumerate, connect and measure.
 pub trait Puzzle: Sync + Send {
     /// Short puzzle name, e.g. `huarong`.
@@ -99,6 +125,15 @@ pub trait Puzzle: Sync + Send {
     /// fingerprint.
     fn stores_graph(&self) -> bool {
         true
+    }
+
+    /// The space as a cover of a smaller base space in `metric` ([`Cover`]), when it is one:
+    /// the graph stage then stores the cover instead of the lifted graph (undirected puzzles
+    /// only). Its rows must be the ones [`Puzzle::neighbor_indices`] gives, which the graph
+    /// stage's tests check. `None` by default.
+    fn cover(&self, metric: usize) -> Option<Cover> {
+        let _ = metric;
+        None
     }
 
     /// The number of distinct neighbours of state `index`, if the puzzle knows it without

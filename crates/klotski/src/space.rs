@@ -10,7 +10,7 @@
 
 use std::sync::OnceLock;
 
-use huarong_core::{DistanceSources, Fingerprint, Puzzle};
+use huarong_core::{Cover, DistanceSources, Fingerprint, Puzzle};
 
 use crate::board::{Board, CELLS, COLS, Kind, Metric, Move, PieceSet, mask_at};
 use crate::notation;
@@ -522,6 +522,46 @@ impl Puzzle for Labeled {
         let lift = self.lift(Metric::from_index(metric));
         let c = (index / self.per_canonical as u64) as usize;
         Some((lift.offsets[c + 1] - lift.offsets[c]) as usize)
+    }
+
+    /// The unlabeled graph with each move's label shift: one permutation of the `h!·v!·s!`
+    /// labels per distinct (kind, slot from, slot to), the identity for Cao Cao's moves.
+    fn cover(&self, metric: usize) -> Option<Cover> {
+        let lift = self.lift(Metric::from_index(metric));
+        let key = |e: &LiftEdge| (e.kind, e.from, e.to);
+        let mut ids = std::collections::BTreeMap::new();
+        for e in &lift.edges {
+            let next = ids.len() as u32;
+            ids.entry(key(e)).or_insert(next);
+        }
+        let per = self.per_canonical;
+        let mut shifts = vec![0u32; ids.len() * per as usize];
+        for (&(kind, from, to), &id) in &ids {
+            let perm = &mut shifts[(id * per) as usize..][..per as usize];
+            for (l, out) in perm.iter_mut().enumerate() {
+                let mut p = self.split(l as u32);
+                if kind < 3 {
+                    let k = kind as usize;
+                    p[k] = self.shifts[k].apply(from, to, p[k]);
+                }
+                *out = self.join(p);
+            }
+        }
+        let (mut targets, mut shift_of_arc) = (Vec::new(), Vec::new());
+        for c in 0..self.base.len() {
+            let (lo, hi) = (lift.offsets[c] as usize, lift.offsets[c + 1] as usize);
+            let mut row: Vec<&LiftEdge> = lift.edges[lo..hi].iter().collect();
+            row.sort_unstable_by_key(|e| e.target);
+            targets.extend(row.iter().map(|e| e.target));
+            shift_of_arc.extend(row.iter().map(|e| ids[&key(e)]));
+        }
+        Some(Cover {
+            fiber: per,
+            offsets: lift.offsets.clone(),
+            targets,
+            shift_of_arc,
+            shifts,
+        })
     }
 
     /// Labeled moves are unlabeled moves with the moved kind's labels shifted: one table lookup
