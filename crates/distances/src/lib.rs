@@ -183,16 +183,9 @@ pub fn sources<P: Puzzle + ?Sized>(
     states: &StateTable,
 ) -> Result<Vec<u32>, StageError> {
     match puzzle.distance_sources() {
-        // Ranked spaces unrank instead of reading the table, leaving its pages untouched.
         DistanceSources::Goals => Ok((0..states.len() as u32)
             .into_par_iter()
-            .filter(|&i| {
-                let code = match puzzle.ranked_len() {
-                    Some(_) => puzzle.unrank(i as u64),
-                    None => states.codes()[i as usize],
-                };
-                puzzle.is_goal(code)
-            })
+            .filter(|&i| puzzle.is_goal(states.code(puzzle, i as usize)))
             .collect()),
         DistanceSources::Starts => starts(puzzle, states),
     }
@@ -225,7 +218,7 @@ pub fn sources_given<P: Puzzle + ?Sized>(
 fn starts<P: Puzzle + ?Sized>(puzzle: &P, states: &StateTable) -> Result<Vec<u32>, StageError> {
     let mut out = Vec::new();
     for code in puzzle.starts() {
-        out.push(states.lookup(code).ok_or_else(|| {
+        out.push(states.lookup(puzzle, code).ok_or_else(|| {
             StageError::Invalid(format!(
                 "start state {} is not in the state table",
                 puzzle.render(code)
@@ -751,7 +744,7 @@ mod tests {
             // Removing everything leaves no square: every set reaches a goal; the full grid
             // needs 3 removals.
             assert!(d.values().iter().all(|&x| x != UNREACHABLE));
-            let full = states.lookup(p.grid().full()).unwrap();
+            let full = states.lookup(&p, p.grid().full()).unwrap();
             assert_eq!(d.values()[full as usize], 3);
         }
     }

@@ -1,8 +1,10 @@
 //! Stage 1, **enumerate**: every state of a space into the state table, a memory-mapped artifact
 //! holding one `u64` code per dense index, in increasing code order.
 //!
-//! Ranked spaces are filled by unranking every index in parallel chunks; explored spaces are
-//! discovered by a breadth-first search from the puzzle's start states and then sorted (for
+//! A ranked space's table is computed, not stored: its codes are the puzzle's
+//! [`Puzzle::unrank`] of each index, so its artifact holds only the number of states (two
+//! sections: that count, and an empty marker) and readers ask [`StateTable::codes`] with the
+//! puzzle. Explored spaces are discovered by a breadth-first search from the puzzle's start states and then sorted (for
 //! undirected moves level by level against the two levels before, for directed ones against
 //! everything seen). Either way
 //! the table is sorted, so [`StateTable::lookup`] ranks a code by binary search.
@@ -17,8 +19,8 @@ use rayon::prelude::*;
 
 /// Artifact kind of state tables.
 pub const KIND: &str = "states";
-const VERSION: u32 = 1;
-const CHUNK: u64 = 1 << 16;
+/// Version 2: a ranked space's table holds its length only.
+const VERSION: u32 = 2;
 
 /// The fingerprint a state table of `puzzle` must carry: the stage and its version, the
 /// puzzle's name, space id and parameters, and for an explored space its start states.
@@ -37,10 +39,15 @@ pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P) -> u64 {
     fp.finish()
 }
 
-/// A verified state table.
+/// A verified state table: an explored space's codes, or a ranked space's length.
 #[derive(Debug)]
 pub struct StateTable {
     artifact: Artifact,
+}
+
+/// Whether a verified state table is a ranked space's (its length and the empty marker).
+fn is_computed(artifact: &Artifact) -> bool {
+    artifact.header().sections.len() == 2
 }
 
 impl StateTable {
@@ -55,27 +62,63 @@ impl StateTable {
             kind: KIND,
             fingerprint: Some(fingerprint),
         };
-        Ok(StateTable {
-            artifact: Artifact::open(path, expect)?,
-        })
+        Self::new(Artifact::open(path, expect)?)
     }
 
-    /// Codes in index order (increasing).
-    pub fn codes(&self) -> &[u64] {
-        self.artifact.section(0)
+    /// A table from its verified artifact, after checking its sections have a table's shape.
+    fn new(artifact: Artifact) -> Result<Self, StageError> {
+        let h = artifact.header();
+        let shape: Vec<(u32, u64)> = h.sections.iter().map(|s| (s.elem_size, s.len)).collect();
+        if !matches!(shape[..], [(8, _)] | [(8, 1), (1, 0)]) {
+            return Err(StageError::Invalid(format!(
+                "{}: not a state table (sections {:?})",
+                artifact.path().display(),
+                h.sections
+            )));
+        }
+        Ok(StateTable { artifact })
+    }
+
+    /// The codes in index order (increasing): stored, or computed by `puzzle`, whose space
+    /// this table must be (ranked tables store no codes).
+    pub fn codes<'a, P: Puzzle + ?Sized>(&'a self, puzzle: &'a P) -> huarong_core::Codes<'a, P> {
+        match self.stored() {
+            Some(codes) => huarong_core::Codes::Stored(codes),
+            None => huarong_core::Codes::Ranked {
+                puzzle,
+                len: self.len(),
+            },
+        }
+    }
+
+    /// The stored codes of an explored space (`None` for a ranked space's computed table).
+    pub fn stored(&self) -> Option<&[u64]> {
+        (!is_computed(&self.artifact)).then(|| self.artifact.section(0))
     }
 
     pub fn len(&self) -> usize {
-        self.codes().len()
+        match self.stored() {
+            Some(codes) => codes.len(),
+            None => self.artifact.section::<u64>(0)[0] as usize,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.codes().is_empty()
+        self.len() == 0
     }
 
-    /// The dense index of a code.
-    pub fn lookup(&self, code: u64) -> Option<u32> {
-        self.codes().binary_search(&code).ok().map(|i| i as u32)
+    /// The dense index of a code of `puzzle`'s space, this table's.
+    pub fn lookup<P: Puzzle + ?Sized>(&self, puzzle: &P, code: u64) -> Option<u32> {
+        self.codes(puzzle).index_of(code)
+    }
+
+    /// The code of state `i` of `puzzle`'s space, this table's.
+    #[inline]
+    pub fn code<P: Puzzle + ?Sized>(&self, puzzle: &P, i: usize) -> u64 {
+        match self.stored() {
+            Some(codes) => codes[i],
+            None => puzzle.unrank(i as u64),
+        }
     }
 
     /// The payload checksum (downstream fingerprints include it).
@@ -115,38 +158,21 @@ pub fn run_bounded<P: Puzzle + ?Sized>(
     let label = format!("{} {} states", puzzle.name(), puzzle.space_id());
     let (artifact, outcome) =
         reuse_or_build(path, expect, force, |path| match puzzle.ranked_len() {
-            Some(n) => write_ranked(puzzle, n, path, fp, &label, reporter),
+            Some(n) => write_ranked(n, path, fp, &label),
             None => write_explored(puzzle, path, fp, &label, limit, reporter),
         })?;
-    Ok((StateTable { artifact }, outcome))
+    Ok((StateTable::new(artifact)?, outcome))
 }
 
-fn write_ranked<P: Puzzle + ?Sized>(
-    puzzle: &P,
-    n: u64,
-    path: &Path,
-    fp: u64,
-    label: &str,
-    reporter: &Reporter,
-) -> Result<Header, StageError> {
+fn write_ranked(n: u64, path: &Path, fp: u64, label: &str) -> Result<Header, StageError> {
     if n > u32::MAX as u64 {
         return Err(StageError::Invalid(format!(
             "{label}: {n} states do not fit a u32 dense index"
         )));
     }
-    let w = ArtifactWriter::create(path, KIND, fp, label, &[Section::of::<u64>(n)])?;
-    let bar = reporter.bar(n, format!("enumerate {}", puzzle.space_id()));
-    (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .try_for_each_init(Vec::new, |buf, k| {
-            let (start, end) = (k * CHUNK, ((k + 1) * CHUNK).min(n));
-            buf.clear();
-            buf.extend((start..end).map(|i| puzzle.unrank(i)));
-            w.write(0, start, buf)?;
-            bar.inc(end - start);
-            Ok::<(), StageError>(())
-        })?;
-    bar.finish();
+    let sections = [Section::of::<u64>(1), Section::of::<u8>(0)];
+    let w = ArtifactWriter::create(path, KIND, fp, label, &sections)?;
+    w.write(0, 0, &[n])?;
     Ok(w.finish()?)
 }
 
@@ -351,8 +377,8 @@ mod tests {
         let (t, o) = run(&u, &path, false, &Reporter::quiet()).unwrap();
         assert_eq!(o, Outcome::Built);
         assert_eq!(t.len(), 65_880);
-        assert_eq!(t.codes(), u.codes());
-        assert_eq!(t.lookup(u.codes()[1234]), Some(1234));
+        assert_eq!(t.codes(&u).to_vec(), u.codes());
+        assert_eq!(t.lookup(&u, u.codes()[1234]), Some(1234));
         drop(t);
         let (_, o) = run(&u, &path, false, &Reporter::quiet()).unwrap();
         assert_eq!(o, Outcome::Reused);
@@ -373,8 +399,9 @@ mod tests {
         let l = Labeled::new("h2v1s2".parse().unwrap()).unwrap();
         let (t, _) = run(&l, &path, false, &Reporter::quiet()).unwrap();
         assert_eq!(t.len() as u64, l.len());
-        assert!(t.codes().windows(2).all(|w| w[0] < w[1]));
-        for (i, &c) in t.codes().iter().enumerate().step_by(101) {
+        let codes = t.codes(&l).to_vec();
+        assert!(codes.windows(2).all(|w| w[0] < w[1]));
+        for (i, &c) in codes.iter().enumerate().step_by(101) {
             assert_eq!(l.rank(c), Some(i as u64));
         }
     }

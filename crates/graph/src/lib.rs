@@ -547,15 +547,10 @@ fn neighbors_of<P: Puzzle + ?Sized>(
     out.dedup();
 }
 
-/// The code of state `i`: unranked for ranked spaces (leaving the table's pages untouched),
-/// read from the table otherwise.
+/// The code of state `i`: unranked for ranked spaces, read from the table otherwise.
 #[inline]
 fn code_of<P: Puzzle + ?Sized>(puzzle: &P, states: &StateTable, i: usize) -> u64 {
-    if puzzle.ranked_len().is_some() {
-        puzzle.unrank(i as u64)
-    } else {
-        states.codes()[i]
-    }
+    states.code(puzzle, i)
 }
 
 /// Builds (or reuses) the graph of `puzzle` in `metric` at `path`.
@@ -681,14 +676,7 @@ fn lookup_in<'a, P: Puzzle + ?Sized>(
     puzzle: &'a P,
     states: &'a StateTable,
 ) -> impl Fn(u64) -> Option<u32> + Sync + 'a {
-    let ranked = puzzle.ranked_len().is_some();
-    move |code: u64| -> Option<u32> {
-        if ranked {
-            puzzle.rank(code).map(|i| i as u32)
-        } else {
-            states.lookup(code)
-        }
-    }
+    move |code: u64| -> Option<u32> { states.lookup(puzzle, code) }
 }
 
 fn write<P: Puzzle + ?Sized>(

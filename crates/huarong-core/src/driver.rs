@@ -246,8 +246,8 @@ pub struct SpaceView<'a> {
     pub spec: &'a SpaceSpec,
     /// Position of this space in its [`Plan`].
     pub index: usize,
-    /// State codes in index order (sorted).
-    pub codes: &'a [u64],
+    /// State codes in index order (sorted): stored, or computed by a ranked space's puzzle.
+    pub codes: crate::Codes<'a>,
     pub metrics: Vec<MetricView<'a>>,
 }
 
@@ -297,9 +297,9 @@ impl SpaceView<'_> {
         self.spec.puzzle.as_ref()
     }
 
-    /// The dense index of `code` (the codes are sorted).
+    /// The dense index of `code`, if it is a state of this space.
     pub fn index_of(&self, code: u64) -> Option<u32> {
-        self.codes.binary_search(&code).ok().map(|i| i as u32)
+        self.codes.index_of(code)
     }
 }
 

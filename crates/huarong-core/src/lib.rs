@@ -16,7 +16,7 @@ pub mod table;
 
 pub use artifact::{Artifact, ArtifactError, ArtifactWriter, Expect, Fingerprint, Header, Section};
 pub use progress::{Bar, Progress, Report, Reporter};
-pub use puzzle::{Cover, DistanceSources, Puzzle, add_space, metric_index};
+pub use puzzle::{Codes, Cover, DistanceSources, Puzzle, add_space, metric_index};
 pub use stage::{Outcome, StageError, reuse_or_build, try_reuse};
 pub use table::{Column, Table, Value};
 

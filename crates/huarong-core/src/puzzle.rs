@@ -209,6 +209,72 @@ pub trait Puzzle: Sync + Send {
     }
 }
 
+/// A space's state codes in index order: a state table's (sorted), or computed by a ranked
+/// puzzle's [`Puzzle::unrank`] (whose state table stores only its length).
+pub enum Codes<'a, P: ?Sized = dyn Puzzle> {
+    Stored(&'a [u64]),
+    Ranked { puzzle: &'a P, len: usize },
+}
+
+impl<P: ?Sized> Clone for Codes<'_, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P: ?Sized> Copy for Codes<'_, P> {}
+
+impl<P: ?Sized> std::fmt::Debug for Codes<'_, P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Codes::Stored(c) => f.debug_tuple("Stored").field(&c.len()).finish(),
+            Codes::Ranked { len, .. } => f.debug_struct("Ranked").field("len", len).finish(),
+        }
+    }
+}
+
+impl<P: Puzzle + ?Sized> Codes<'_, P> {
+    pub fn len(&self) -> usize {
+        match self {
+            Codes::Stored(c) => c.len(),
+            Codes::Ranked { len, .. } => *len,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The code of state `i` (below [`Codes::len`]).
+    #[inline]
+    pub fn get(&self, i: usize) -> u64 {
+        match self {
+            Codes::Stored(c) => c[i],
+            Codes::Ranked { puzzle, .. } => puzzle.unrank(i as u64),
+        }
+    }
+
+    /// Every code, in index order.
+    pub fn to_vec(&self) -> Vec<u64> {
+        match self {
+            Codes::Stored(c) => c.to_vec(),
+            Codes::Ranked { puzzle, len } => (0..*len as u64).map(|i| puzzle.unrank(i)).collect(),
+        }
+    }
+
+    /// The dense index of `code`, if it is a state: a binary search of the stored codes, or
+    /// the puzzle's rank.
+    pub fn index_of(&self, code: u64) -> Option<u32> {
+        match self {
+            Codes::Stored(c) => c.binary_search(&code).ok().map(|i| i as u32),
+            Codes::Ranked { puzzle, len } => puzzle
+                .rank(code)
+                .filter(|&i| i < *len as u64)
+                .map(|i| i as u32),
+        }
+    }
+}
+
 /// Adds what identifies `puzzle`'s space to a fingerprint: its name, space id and
 /// [`Puzzle::parameters`].
 pub fn add_space<P: Puzzle + ?Sized>(key: &mut Fingerprint, puzzle: &P) {

@@ -15,8 +15,13 @@ mod common;
 use common::root;
 
 /// `file -> checksum` for every artifact (header's payload checksum, after full verification)
-/// and Parquet file (xxh3 of the file) under `dir`.
-fn checksums(dir: &Path) -> BTreeMap<String, String> {
+/// and Parquet file (xxh3 of the file) under `dir`, the output of `pipeline`.
+fn checksums(pipeline: &str, dir: &Path) -> BTreeMap<String, String> {
+    let spaces = pipeline::Pipeline::load(&root().join(pipeline))
+        .unwrap()
+        .section
+        .spaces()
+        .spaces;
     let mut out = BTreeMap::new();
     for (rel, bytes) in common::snapshot(dir) {
         let name = rel.to_string_lossy().into_owned();
@@ -30,7 +35,12 @@ fn checksums(dir: &Path) -> BTreeMap<String, String> {
                     fingerprint: None,
                 };
                 let artifact = huarong_core::Artifact::open(&path, expect).unwrap();
-                format!("payload {:016x}", recorded_form(&artifact))
+                let space = rel.parent().and_then(|p| p.to_str()).unwrap_or("");
+                let puzzle = spaces
+                    .iter()
+                    .find(|s| s.puzzle.space_id() == space)
+                    .map(|s| s.puzzle.as_ref());
+                format!("payload {:016x}", recorded_form(&artifact, puzzle))
             }
             "parquet" => format!("file {:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)),
             _ => continue,
@@ -44,8 +54,21 @@ fn checksums(dir: &Path) -> BTreeMap<String, String> {
 /// are `u32` (graph format 2, while the arcs fit) or stored as a cover (format 3) is written
 /// again as the recording's CSR with `u64` offsets, so its arcs are still compared with the
 /// recorded ones.
-fn recorded_form(artifact: &huarong_core::Artifact) -> u64 {
+///
+/// A ranked space's state table (format 2) stores no codes: they are computed by its puzzle
+/// and hashed as the recording's table of codes.
+fn recorded_form(
+    artifact: &huarong_core::Artifact,
+    puzzle: Option<&dyn huarong_core::Puzzle>,
+) -> u64 {
     let h = artifact.header();
+    if h.kind == "states" && h.sections.len() == 2 {
+        let table = enumerate::StateTable::open_with(artifact.path(), h.fingerprint).unwrap();
+        let codes = table
+            .codes(puzzle.expect("a computed table's space"))
+            .to_vec();
+        return rewritten("states", h.fingerprint, &[&codes[..]], &[]);
+    }
     let narrow = h.sections.len() == 2 && h.sections[0].elem_size == 4;
     if h.kind != "csr" || !(narrow || h.sections.len() == 3) {
         return h.checksum;
@@ -56,20 +79,36 @@ fn recorded_form(artifact: &huarong_core::Artifact) -> u64 {
         targets.extend(csr.neighbor_iter(u));
         offsets.push(targets.len() as u64);
     }
+    rewritten("csr", h.fingerprint, &[&offsets[..]], &[&targets[..]])
+}
+
+/// The payload checksum of an artifact of `kind` with these `u64` sections, then these `u32`
+/// sections, written as the recording's build wrote it.
+fn rewritten(kind: &str, fingerprint: u64, wide: &[&[u64]], narrow: &[&[u32]]) -> u64 {
     let dir = tempfile::tempdir().unwrap();
+    let sections: Vec<huarong_core::Section> = wide
+        .iter()
+        .map(|s| huarong_core::Section::of::<u64>(s.len() as u64))
+        .chain(
+            narrow
+                .iter()
+                .map(|s| huarong_core::Section::of::<u32>(s.len() as u64)),
+        )
+        .collect();
     let w = huarong_core::ArtifactWriter::create(
-        &dir.path().join("wide.csr"),
-        "csr",
-        h.fingerprint,
+        &dir.path().join("rewritten"),
+        kind,
+        fingerprint,
         "",
-        &[
-            huarong_core::Section::of::<u64>(offsets.len() as u64),
-            huarong_core::Section::of::<u32>(targets.len() as u64),
-        ],
+        &sections,
     )
     .unwrap();
-    w.write(0, 0, &offsets).unwrap();
-    w.write(1, 0, &targets).unwrap();
+    for (k, s) in wide.iter().enumerate() {
+        w.write(k, 0, s).unwrap();
+    }
+    for (k, s) in narrow.iter().enumerate() {
+        w.write(wide.len() + k, 0, s).unwrap();
+    }
     w.finish().unwrap().checksum
 }
 
@@ -102,7 +141,7 @@ fn run_and_compare(pipeline: &str, record: &str) {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let got = checksums(scratch.path());
+    let got = checksums(pipeline, scratch.path());
     let file = root().join("tests/checksums").join(record);
     if std::env::var_os("HUARONG_RECORD_CHECKSUMS").is_some() {
         let text: String = got.iter().map(|(k, v)| format!("{k} {v}\n")).collect();

@@ -54,7 +54,9 @@ fn run_then_solve_from_tables_agrees_with_the_stages() {
     let u = klotski::Unlabeled::new(klotski::PieceSet::CLASSIC);
     let states = enumerate::StateTable::open(&space.join("states.bin"), &u).unwrap();
     for (name, layout) in klotski::named::LAYOUTS.iter().take(12) {
-        let i = states.lookup(parse(layout).unwrap().board.code()).unwrap() as usize;
+        let i = states
+            .lookup(&u, parse(layout).unwrap().board.code())
+            .unwrap() as usize;
         for metric in Metric::ALL {
             let m = metric as usize;
             let csr = graph::Csr::open(

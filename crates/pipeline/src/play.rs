@@ -207,7 +207,7 @@ impl Atlas {
             .moves(&metric)?
             .into_iter()
             .map(|step| Move {
-                distance: step.code.and_then(|c| known.distance(c)),
+                distance: step.code.and_then(|c| known.distance(puzzle, c)),
                 piece: picture.moved_from(&step.picture),
                 cells: step
                     .picture
@@ -222,7 +222,7 @@ impl Atlas {
             position: instance.start(),
             picture,
             metrics: puzzle.metrics().to_vec(),
-            distance: known.distance(code),
+            distance: known.distance(puzzle, code),
             goal: puzzle.is_goal(code),
             moves,
             component: known.component(puzzle, code),
@@ -286,7 +286,7 @@ impl Atlas {
                     .tables(puzzle, key, &metric, Work::Allowed(cancel))?
                     .flatten()
                 {
-                    Some(t) if t.tables.states.lookup(code).is_some() => Known::Tables(t),
+                    Some(t) if t.tables.states.lookup(puzzle, code).is_some() => Known::Tables(t),
                     // No tables, or tables of the space that do not hold this position.
                     _ => return searched(metric),
                 }
@@ -295,7 +295,7 @@ impl Atlas {
                 .knowledge(puzzle, code, &metric, Work::Allowed(cancel))?
                 .expect("work is allowed"),
         };
-        let distance = |c: u64| known.distance(c);
+        let distance = |c: u64| known.distance(puzzle, c);
         Ok(Solution {
             path: instance.solve(&metric, Some(&distance), self.limit)?,
             metric,
@@ -315,7 +315,7 @@ impl Atlas {
             return Ok(None);
         };
         if let Some(t) = tables {
-            if t.tables.states.lookup(code).is_some() {
+            if t.tables.states.lookup(puzzle, code).is_some() {
                 return Ok(Some(Known::Tables(t)));
             }
             return Err(Error::Request(format!(
@@ -597,11 +597,11 @@ enum Known {
 }
 
 impl Known {
-    fn distance(&self, code: u64) -> Option<u16> {
+    fn distance(&self, puzzle: &dyn Puzzle, code: u64) -> Option<u16> {
         let d = match self {
             Known::Tables(t) => {
                 let t = &t.tables;
-                t.distances.values()[t.states.lookup(code)? as usize]
+                t.distances.values()[t.states.lookup(puzzle, code)? as usize]
             }
             Known::Explored(e) => e.distances[e.index(code)?],
         };
@@ -613,16 +613,19 @@ impl Known {
             Known::Tables(t) => {
                 let far = t.farthest();
                 let t = &t.tables;
-                let i = t.states.lookup(code).expect("checked by knowledge") as usize;
+                let i = t.states.lookup(puzzle, code).expect("checked by knowledge") as usize;
                 let c = t.components.ids()[i] as usize;
-                (t.components.sizes()[c], t.states.codes()[far[c] as usize])
+                (
+                    t.components.sizes()[c],
+                    t.states.code(puzzle, far[c] as usize),
+                )
             }
             Known::Explored(e) => (e.codes.len() as u64, e.codes[e.farthest]),
         };
         Component {
             size,
             farthest: puzzle.render(far),
-            farthest_distance: self.distance(far),
+            farthest_distance: self.distance(puzzle, far),
         }
     }
 

@@ -449,10 +449,9 @@ fn graphs_together<P: Puzzle + ?Sized>(
 
 /// Which states are goals.
 pub fn goal_mask<P: Puzzle + ?Sized>(puzzle: &P, states: &StateTable) -> Vec<bool> {
-    states
-        .codes()
-        .par_iter()
-        .map(|&c| puzzle.is_goal(c))
+    (0..states.len())
+        .into_par_iter()
+        .map(|i| puzzle.is_goal(states.code(puzzle, i)))
         .collect()
 }
 

@@ -92,8 +92,8 @@ impl DistanceTables {
     }
 
     /// The distance of a code of the space, `None` if unreachable or not a state.
-    pub fn distance(&self, code: u64) -> Option<u16> {
-        let i = self.states.lookup(code)?;
+    pub fn distance(&self, puzzle: &dyn Puzzle, code: u64) -> Option<u16> {
+        let i = self.states.lookup(puzzle, code)?;
         let d = self.distances.values()[i as usize];
         (d != UNREACHABLE).then_some(d)
     }

@@ -308,7 +308,7 @@ impl OpenSpace {
         SpaceView {
             spec,
             index,
-            codes: self.states.codes(),
+            codes: self.states.codes(spec.puzzle.as_ref()),
             metrics: self
                 .metrics
                 .iter()

@@ -154,7 +154,7 @@ pub fn records(records: &[Record], views: &[SpaceView<'_>]) -> Table {
             "layout",
             records
                 .par_iter()
-                .map(|r| view(r).puzzle().render(view(r).codes[r.state as usize]))
+                .map(|r| view(r).puzzle().render(view(r).codes.get(r.state as usize)))
                 .collect(),
         )
         .str(
@@ -224,9 +224,9 @@ fn states_batch(view: &SpaceView<'_>, goals: &[bool], start: usize) -> Table {
     t = match view.spec.key {
         StateKey::Layout => t.str(
             "layout",
-            view.codes[start..end]
-                .par_iter()
-                .map(|&c| puzzle.render(c))
+            (start..end)
+                .into_par_iter()
+                .map(|i| puzzle.render(view.codes.get(i)))
                 .collect(),
         ),
         StateKey::Block { name, per } => t.u32(
@@ -292,7 +292,7 @@ pub fn write_components(
                 .str(
                     "representative",
                     best.par_iter()
-                        .map(|&i| puzzle.render(view.codes[i as usize]))
+                        .map(|&i| puzzle.render(view.codes.get(i as usize)))
                         .collect(),
                 )
         })

@@ -20,7 +20,7 @@ fn distances_of<P: Puzzle>(p: &P, dir: &std::path::Path) -> (Vec<u64>, Vec<u16>,
     let states = StateTable::open(&dir.join(files::STATES), p).unwrap();
     let csr = Csr::open(&dir.join(files::graph(m)), p, 0, &states).unwrap();
     let d = Distances::open(&dir.join(files::distances(m)), p, &states, &csr).unwrap();
-    (states.codes().to_vec(), d.values().to_vec(), csr)
+    (states.codes(p).to_vec(), d.values().to_vec(), csr)
 }
 
 /// Plain Solitaire BFS on coordinate lists in a hash map, independent of the crate's bit masks.

@@ -284,8 +284,11 @@ fn ranked_tiles_match_the_explored_spaces_and_the_published_figures() {
             ro.metrics[0].distances.values(),
             eo.metrics[0].distances.values(),
         );
-        for (i, &code) in ro.states.codes().iter().enumerate() {
-            let j = eo.states.lookup(ranked.to_sliding(code)).unwrap() as usize;
+        for (i, code) in ro.states.codes(&ranked).to_vec().into_iter().enumerate() {
+            let j = eo
+                .states
+                .lookup(&explored, ranked.to_sliding(code))
+                .unwrap() as usize;
             assert_eq!(rd[i], ed[j], "{id}: {}", ranked.render(code));
         }
         stored_and_regenerated_agree(id, &ranked, &a, &dir.path().join("stored"));
