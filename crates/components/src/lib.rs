@@ -133,20 +133,97 @@ pub fn run(
     force: bool,
     reporter: &Reporter,
 ) -> Result<(Components, Outcome), StageError> {
+    run_after(csr, rows, None, path, label, force, reporter)
+}
+
+/// What a breadth-first search of the same undirected graph found: the distances from
+/// `sources` ([`huarong_core::UNREACHABLE`] where none), so every reached state is in a
+/// component holding a source.
+#[derive(Debug, Clone, Copy)]
+pub struct Reached<'a> {
+    pub sources: &'a [u32],
+    pub distances: &'a [u16],
+}
+
+/// [`run`] after the distances stage: with one source, every state its search reached is in
+/// its component, so the union-find runs over the unreached states' rows only (none at all
+/// when the search reached every state: the sliding tiles' single goal).
+pub fn run_after(
+    csr: &Csr,
+    rows: &impl Rows,
+    reached: Option<Reached<'_>>,
+    path: &Path,
+    label: &str,
+    force: bool,
+    reporter: &Reporter,
+) -> Result<(Components, Outcome), StageError> {
     build(csr, path, label, force, || {
         if let Some(cover) = csr.cover() {
             return Ok(cover_components(&cover));
         }
         let bar = reporter.bar(csr.node_count() as u64, format!("components {label}"));
+        let one_source = reached.filter(|r| {
+            let mut s = r.sources.to_vec();
+            s.sort_unstable();
+            s.dedup();
+            s.len() == 1 && r.distances.len() == csr.node_count()
+        });
         let roots = if csr.is_directed() {
             // A directed graph is always stored.
             scc_roots(csr)
+        } else if let Some(r) = one_source {
+            return Ok(beside_one_source(rows, r.distances, |n| bar.inc(n)));
         } else {
             union_find_roots(rows, |n| bar.inc(n))
         };
         bar.finish();
         Ok(ids_and_sizes(roots))
     })
+}
+
+/// The components when `distances` come from a search from one source: the reached states
+/// are one component (its root the smallest of them), the rest get a union-find over their own
+/// rows (an undirected graph's rows never leave a component).
+fn beside_one_source(
+    rows: &impl Rows,
+    distances: &[u16],
+    progress: impl Fn(u64) + Sync,
+) -> (Vec<u32>, Vec<u64>) {
+    let n = rows.node_count();
+    let reached = |u: usize| distances[u] != huarong_core::UNREACHABLE;
+    let Some(first) = (0..n).into_par_iter().find_first(|&u| reached(u)) else {
+        return ids_and_sizes(union_find_roots(rows, progress));
+    };
+    let count = distances
+        .par_iter()
+        .filter(|&&d| d != huarong_core::UNREACHABLE)
+        .count();
+    if count == n {
+        progress(n as u64);
+        return (vec![0; n], vec![n as u64]);
+    }
+    let parent: Vec<AtomicU32> = (0..n as u32)
+        .into_par_iter()
+        .map(|u| AtomicU32::new(if reached(u as usize) { first as u32 } else { u }))
+        .collect();
+    (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .for_each_init(Vec::new, |buf, k| {
+            let end = ((k + 1) * CHUNK).min(n);
+            for u in (k * CHUNK) as u32..end as u32 {
+                if !reached(u as usize) {
+                    for &v in rows.row_above(u, buf) {
+                        union(&parent, u, v);
+                    }
+                }
+            }
+            progress((end - k * CHUNK) as u64);
+        });
+    let roots: Vec<u32> = (0..n as u32)
+        .into_par_iter()
+        .map(|u| find(&parent, u))
+        .collect();
+    ids_and_sizes(roots)
 }
 
 /// [`run`] with the roots (every state's smallest component member) computed by `roots`, e.g.
@@ -485,6 +562,56 @@ pub mod reference {
 mod tests {
     use super::*;
     use klotski::{PieceSet, Unlabeled};
+
+    /// After a search from one source, the reached states are its component and the rest get
+    /// their union-find: the same table as a union-find over every row, on random undirected
+    /// graphs (sources reaching all, some or only themselves).
+    #[test]
+    fn components_beside_one_source_equal_a_union_find_over_every_row() {
+        let mut rng = huarong_core::SplitMix(77);
+        for case in 0..200 {
+            let n = 1 + (rng.next_u64() % 60) as usize;
+            let mut adj = vec![Vec::new(); n];
+            for _ in 0..rng.next_u64() % (2 * n as u64) {
+                let (a, b) = (
+                    (rng.next_u64() % n as u64) as u32,
+                    (rng.next_u64() % n as u64) as u32,
+                );
+                if a != b && !adj[a as usize].contains(&b) {
+                    adj[a as usize].push(b);
+                    adj[b as usize].push(a);
+                }
+            }
+            let (mut offsets, mut targets) = (vec![0u32], Vec::new());
+            for row in &mut adj {
+                row.sort_unstable();
+                targets.extend_from_slice(row);
+                offsets.push(targets.len() as u32);
+            }
+            let view = graph::CsrView {
+                offsets: graph::Offsets::Narrow(&offsets),
+                targets: &targets,
+                directed: false,
+            };
+            let source = (rng.next_u64() % n as u64) as u32;
+            let mut dist = vec![huarong_core::UNREACHABLE; n];
+            dist[source as usize] = 0;
+            let mut queue = std::collections::VecDeque::from([source]);
+            while let Some(u) = queue.pop_front() {
+                for &v in &adj[u as usize] {
+                    if dist[v as usize] == huarong_core::UNREACHABLE {
+                        dist[v as usize] = dist[u as usize] + 1;
+                        queue.push_back(v);
+                    }
+                }
+            }
+            assert_eq!(
+                beside_one_source(&view, &dist, |_| {}),
+                ids_and_sizes(union_find_roots(&view, |_| {})),
+                "case {case}"
+            );
+        }
+    }
 
     /// A directed toy space: a 5-cycle 0 → 1 → … → 4 → 0, and a tail 9 → 8 → … → 5 → 0.
     struct Toy;

@@ -294,17 +294,8 @@ fn whole_tables<P: Puzzle + ?Sized, R: graph::Rows>(
 ) -> Result<(Components, Distances), StageError> {
     let (force, reporter) = (opts.force, &opts.reporter);
     let label = format!("{} {name}", puzzle.space_id());
-    let comps = timer.time(&format!("comps {name}"), || {
-        let path = dir.join(files::components(name));
-        match opts.engine.cluster(puzzle) {
-            None => components::run(csr, rows, &path, &label, force, reporter),
-            Some(c) => components::run_with(csr, &path, &label, force, || {
-                let (roots, _) =
-                    dataflow::component_roots(rows, c)?.expect("the leader gathers the roots");
-                Ok(roots)
-            }),
-        }
-    })?;
+    // Distances first: on an undirected graph their search tells the components stage which
+    // states share a source's component.
     let dists = timer.time(&format!("dist {name}"), || {
         let path = dir.join(files::distances(name));
         match opts.engine.cluster(puzzle) {
@@ -315,6 +306,24 @@ fn whole_tables<P: Puzzle + ?Sized, R: graph::Rows>(
                 let (dist, _) =
                     dataflow::distances(rows, src, c)?.expect("the leader gathers the distances");
                 Ok(dist)
+            }),
+        }
+    })?;
+    let comps = timer.time(&format!("comps {name}"), || {
+        let path = dir.join(files::components(name));
+        match opts.engine.cluster(puzzle) {
+            None => {
+                // The search just made tells which states share the sources' component.
+                let reached = (!csr.is_directed()).then(|| components::Reached {
+                    sources: src,
+                    distances: dists.values(),
+                });
+                components::run_after(csr, rows, reached, &path, &label, force, reporter)
+            }
+            Some(c) => components::run_with(csr, &path, &label, force, || {
+                let (roots, _) =
+                    dataflow::component_roots(rows, c)?.expect("the leader gathers the roots");
+                Ok(roots)
             }),
         }
     })?;
