@@ -520,24 +520,27 @@ fn bitmap_bfs(
             .par_iter()
             .map(|w| w.load(Ordering::Relaxed))
             .collect();
-        frontier
-            .par_chunks(TASK_WORDS)
-            .enumerate()
-            .for_each_init(Vec::new, |buf, (k, chunk)| {
+        frontier.par_chunks(TASK_WORDS).enumerate().for_each_init(
+            Vec::new,
+            |states, (k, chunk)| {
+                // The chunk's frontier states in increasing order, their rows generated
+                // together (a puzzle decodes consecutive states incrementally).
+                states.clear();
                 for (j, &word) in chunk.iter().enumerate() {
                     let mut word = word;
                     while word != 0 {
-                        let u = ((k * TASK_WORDS + j) * 64) as u32 + word.trailing_zeros();
+                        states.push(((k * TASK_WORDS + j) * 64) as u32 + word.trailing_zeros());
                         word &= word - 1;
-                        for &v in g.row(u, buf) {
-                            let (w, bit) = (&visited[v as usize >> 6], 1u64 << (v & 63));
-                            if w.load(Ordering::Relaxed) & bit == 0 {
-                                w.fetch_or(bit, Ordering::Relaxed);
-                            }
-                        }
                     }
                 }
-            });
+                g.each_neighbor(states, &mut |_, v| {
+                    let (w, bit) = (&visited[v as usize >> 6], 1u64 << (v & 63));
+                    if w.load(Ordering::Relaxed) & bit == 0 {
+                        w.fetch_or(bit, Ordering::Relaxed);
+                    }
+                });
+            },
+        );
         level += 1;
         // The new frontier: the bits set during this level; their distance is the level.
         count = frontier

@@ -370,6 +370,17 @@ pub trait Rows: Sync {
         &row[row.partition_point(|&v| v <= u)..]
     }
 
+    /// Calls `f(u, v)` for every neighbour `v` of every state `u` of `states` (increasing), in
+    /// any order, possibly more than once (a search marking what it reaches needs no more).
+    fn each_neighbor(&self, states: &[u32], f: &mut dyn FnMut(u32, u32)) {
+        let mut buf = Vec::new();
+        for &u in states {
+            for &v in self.row(u, &mut buf) {
+                f(u, v);
+            }
+        }
+    }
+
     /// Whether a row is read from memory, or as cheaply (`false`: each costs a move generation,
     /// so a breadth-first search should not ask for rows it can do without).
     fn is_stored(&self) -> bool;
@@ -475,6 +486,14 @@ impl<P: Puzzle + ?Sized> Rows for Regenerated<'_, P> {
         buf
     }
 
+    /// The puzzle's moves of many states at once ([`Puzzle::each_neighbor_index`]).
+    fn each_neighbor(&self, states: &[u32], f: &mut dyn FnMut(u32, u32)) {
+        let lookup = lookup_in(self.puzzle, self.states);
+        let code = |u: u32| code_of(self.puzzle, self.states, u as usize);
+        self.puzzle
+            .each_neighbor_index(states, self.metric, &code, &lookup, f);
+    }
+
     fn is_stored(&self) -> bool {
         false
     }
@@ -516,6 +535,14 @@ impl<P: Puzzle + ?Sized> Rows for Moves<'_, P> {
             Moves::Stored(g) => g.row_above(u, buf),
             Moves::Covered(g) => g.row_above(u, buf),
             Moves::Regenerated(g) => g.row_above(u, buf),
+        }
+    }
+
+    fn each_neighbor(&self, states: &[u32], f: &mut dyn FnMut(u32, u32)) {
+        match self {
+            Moves::Stored(g) => g.each_neighbor(states, f),
+            Moves::Covered(g) => g.each_neighbor(states, f),
+            Moves::Regenerated(g) => g.each_neighbor(states, f),
         }
     }
 

@@ -166,6 +166,29 @@ pub trait Puzzle: Sync + Send {
         );
     }
 
+    /// Calls `f(u, v)` for every neighbour `v` of every state `u` of `indices` (increasing), in
+    /// any order and possibly more than once: what a breadth-first search over rows it
+    /// generates needs. The default asks [`Puzzle::neighbor_indices`] state by state (the code
+    /// from `code`); a puzzle whose consecutive states share most of their decoding (the
+    /// sliding tiles' unranking) overrides it to decode each only where it differs from the last.
+    fn each_neighbor_index(
+        &self,
+        indices: &[u32],
+        metric: usize,
+        code: &(dyn Fn(u32) -> u64 + Sync),
+        lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+        f: &mut dyn FnMut(u32, u32),
+    ) {
+        let mut out = Vec::new();
+        for &u in indices {
+            out.clear();
+            self.neighbor_indices(u as u64, code(u), metric, lookup, &mut out);
+            for &v in &out {
+                f(u, v);
+            }
+        }
+    }
+
     /// The neighbours of state `index` with a larger index (an undirected graph's edges, each
     /// seen once: what a union-find needs), appended to `out`. The default generates every
     /// neighbour and keeps the larger ones; a puzzle that can tell which moves lead up in its

@@ -335,11 +335,47 @@ impl Tiles {
                 continue;
             }
             let lo = blank.min(x);
-            let before = self.lehmer_window(&cells, lo, blank);
+            let left = self.left_at(&cells, lo);
+            let before = self.lehmer_window(&cells, lo, blank, left);
             cells.swap(blank, x);
-            let after = self.lehmer_window(&cells, lo, x);
+            let after = self.lehmer_window(&cells, lo, x, left);
             cells.swap(blank, x);
             f(x as u64 * self.per_blank + base + after - before);
+        }
+    }
+
+    /// The tiles not in the cells before `lo`.
+    fn left_at(&self, cells: &[u8; MAX_CELLS], lo: usize) -> u32 {
+        let mut left = (1u32 << (self.n - 1)) - 1;
+        for &t in &cells[..lo] {
+            left &= !(1u32 << t);
+        }
+        left
+    }
+
+    /// [`Tiles::each_successor`] of every code of `codes` (increasing), decoding each only from
+    /// the first Lehmer digit where it differs from the one before ([`Decoder`]): consecutive
+    /// states of a dense frontier share the blank and most digits.
+    fn each_successor_of(&self, codes: &[u32], mut f: impl FnMut(u32, u64)) {
+        let mut d = Decoder::new(self.n);
+        for &code in codes {
+            d.decode(self, code);
+            let (blank, base) = (d.blank, d.rank);
+            for x in self.next_to(blank) {
+                if x.abs_diff(blank) == 1 {
+                    f(code, x as u64 * self.per_blank + base);
+                    continue;
+                }
+                let lo = blank.min(x);
+                let end = (lo + self.cols).min(self.weights.len());
+                let before: u64 = (lo..end)
+                    .map(|k| d.digits[k] as u64 * self.weights[k] as u64)
+                    .sum();
+                let mut cells = d.cells;
+                cells.swap(blank, x);
+                let after = self.lehmer_window(&cells, lo, x, d.left[lo]);
+                f(code, x as u64 * self.per_blank + base + after - before);
+            }
         }
     }
 
@@ -348,11 +384,8 @@ impl Tiles {
     /// place values. Tiles before `lo` are the same before and after a vertical move through
     /// `lo`, so the smaller tiles after each place are read from the set of tiles left at `lo`.
     #[inline]
-    fn lehmer_window(&self, cells: &[u8; MAX_CELLS], lo: usize, blank: usize) -> u64 {
-        let mut left = (1u32 << (self.n - 1)) - 1;
-        for &t in &cells[..lo] {
-            left &= !(1u32 << t);
-        }
+    fn lehmer_window(&self, cells: &[u8; MAX_CELLS], lo: usize, blank: usize, left: u32) -> u64 {
+        let mut left = left;
         let mut sum = 0u64;
         // Cells lo.. up to the one after the window's last place (the blank is skipped).
         let mut k = lo;
@@ -398,6 +431,64 @@ impl Tiles {
         let rank = self.rank_cells(&cells[..self.n]);
         // The other half of the positions ranks onto this half: check by unranking.
         (self.cells(rank).0 == cells).then_some(rank)
+    }
+}
+
+/// The decoding of the last rank [`Tiles::each_successor_of`] saw, kept to decode the next
+/// one from the first digit where the two differ.
+struct Decoder {
+    /// The blank's cell (`usize::MAX` before the first rank) and the rank within its block.
+    blank: usize,
+    rank: u64,
+    /// The Lehmer digits (the last two as the parity fixes them).
+    digits: [u8; MAX_CELLS],
+    cells: [u8; MAX_CELLS],
+    /// `left[k]`: the tiles not placed by the digits before `k`.
+    left: [u32; MAX_CELLS + 1],
+}
+
+impl Decoder {
+    fn new(n: usize) -> Self {
+        let mut left = [0u32; MAX_CELLS + 1];
+        left[0] = (1u32 << (n - 1)) - 1;
+        Decoder {
+            blank: usize::MAX,
+            rank: 0,
+            digits: [0; MAX_CELLS],
+            cells: [BLANK; MAX_CELLS],
+            left,
+        }
+    }
+
+    /// Decodes `code` as [`Tiles::cells`] does, from the first digit that changed.
+    #[inline]
+    fn decode(&mut self, t: &Tiles, code: u32) {
+        let m = t.n - 1;
+        let (blank, mut r) = t.blank_divisor.div_rem(code);
+        let (blank, rank) = (blank as usize, r as u64);
+        let mut digits = [0u8; MAX_CELLS];
+        let mut sum = 0u8;
+        for (k, &w) in t.digit_divisors.iter().enumerate() {
+            let (q, rest) = w.div_rem(r);
+            digits[k] = q as u8;
+            r = rest;
+            sum ^= digits[k] & 1;
+        }
+        digits[m - 2] = (t.parity ^ t.row_parity(blank)) ^ sum;
+        let from = if blank == self.blank {
+            (0..m).find(|&k| digits[k] != self.digits[k]).unwrap_or(m)
+        } else {
+            self.cells = [BLANK; MAX_CELLS];
+            0
+        };
+        for k in from..m {
+            let tile = select(self.left[k], digits[k] as u32);
+            self.left[k + 1] = self.left[k] & !(1 << tile);
+            self.cells[k + (k >= blank) as usize] = tile;
+        }
+        self.blank = blank;
+        self.rank = rank;
+        self.digits = digits;
     }
 }
 
@@ -484,12 +575,25 @@ impl Puzzle for Tiles {
         let x = blank + self.cols;
         if x < self.n {
             let (mut cells, _) = self.cells(code);
-            let before = self.lehmer_window(&cells, blank, blank);
+            let left = self.left_at(&cells, blank);
+            let before = self.lehmer_window(&cells, blank, blank, left);
             cells.swap(blank, x);
-            let after = self.lehmer_window(&cells, blank, x);
+            let after = self.lehmer_window(&cells, blank, x, left);
             let base = code % self.per_blank;
             out.push((x as u64 * self.per_blank + base + after - before) as u32);
         }
+    }
+
+    /// Consecutive frontier states decoded incrementally ([`Tiles::each_successor_of`]).
+    fn each_neighbor_index(
+        &self,
+        indices: &[u32],
+        _metric: usize,
+        _code: &(dyn Fn(u32) -> u64 + Sync),
+        _lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+        f: &mut dyn FnMut(u32, u32),
+    ) {
+        self.each_successor_of(indices, |u, v| f(u, v as u32));
     }
 
     fn is_goal(&self, code: u64) -> bool {
@@ -659,6 +763,38 @@ mod tests {
 
     /// The successors' ranks (horizontal moves by arithmetic, vertical ones re-ranked in a
     /// window) equal the full ranks of the swapped cells, in the same order.
+    /// Decoding increasing codes incrementally gives every code's moves as decoding each one
+    /// whole: runs of consecutive codes, sparse ones, every blank cell, on five boards.
+    #[test]
+    fn incremental_decoding_gives_the_same_moves() {
+        for (rows, cols) in [(2, 2), (3, 3), (2, 5), (4, 3), (2, 6)] {
+            let t = tiles(rows, cols);
+            let len = t.ranked_len().unwrap();
+            let mut rng = huarong_core::SplitMix(rows as u64 * 7 + cols as u64);
+            let mut codes: Vec<u32> = Vec::new();
+            while codes.len() < 40_000 {
+                let start = rng.next_u64() % len;
+                let run = 1 + rng.next_u64() % 300;
+                let step = 1 + rng.next_u64() % 3;
+                codes.extend(
+                    (0..run)
+                        .map(|k| start + k * step)
+                        .filter(|&c| c < len)
+                        .map(|c| c as u32),
+                );
+            }
+            codes.sort_unstable();
+            codes.dedup();
+            let mut fast = Vec::new();
+            t.each_successor_of(&codes, |u, v| fast.push((u, v)));
+            let mut whole = Vec::new();
+            for &u in &codes {
+                t.each_successor(u as u64, |v| whole.push((u, v)));
+            }
+            assert_eq!(fast, whole, "{rows}x{cols}");
+        }
+    }
+
     #[test]
     fn fast_successors_equal_full_reranking() {
         for (rows, cols, samples) in [
