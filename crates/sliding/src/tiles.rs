@@ -481,8 +481,8 @@ impl Decoder {
             self.cells = [BLANK; MAX_CELLS];
             0
         };
-        for k in from..m {
-            let tile = select(self.left[k], digits[k] as u32);
+        for (k, &digit) in digits.iter().enumerate().take(m).skip(from) {
+            let tile = select(self.left[k], digit as u32);
             self.left[k + 1] = self.left[k] & !(1 << tile);
             self.cells[k + (k >= blank) as usize] = tile;
         }
