@@ -31,7 +31,7 @@ huarong="${CARGO_TARGET_DIR:-target}/release/huarong"
 # Every bundled pipeline but the heavy ones (the main job, the full universe and the eleven
 # puzzles: the main-job script and the benchmarks run those), each into its own folder named
 # after the file.
-heavy=" huarong klotski-universe sliding-tiles "
+heavy=" huarong klotski-universe sliding-tiles eleven "
 pipelines=()
 for file in pipelines/*.toml; do
   p=$(basename "$file" .toml)

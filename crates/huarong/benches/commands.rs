@@ -1,0 +1,280 @@
+//! The benchmark is the command: `huarong run` of the README's pipelines as a user runs them,
+//! next to a plain single-threaded breadth-first search of the same space in the same run.
+//!
+//! `cargo bench --workspace --bench commands -- [main|eleven|universe ...] [--runs N]`
+//! (all three by default, 5 runs each). For each pipeline, the release binary runs
+//! `huarong run PIPELINE -o DIR -q`:
+//!
+//! * **fresh**: `DIR` removed and `sync` before each run (untimed): a first run;
+//! * **force**: with `--force` over the previous run's outputs, after `sync`.
+//!
+//! Each prints the median wall time, the median peak RSS of the process (`wait4`) and the
+//! bytes the run leaves in `DIR` (every file rewritten: what it wrote). The baseline, run once
+//! after them, is the search a newcomer writes first: one thread, a FIFO queue, one byte per
+//! state, each state's moves from the model's plain code (decode, move, encode, rank) — per
+//! metric for the main job's labeled space, the step metric for the eleven puzzle. Its
+//! distances are asserted equal, state by state, to the artifacts the command wrote.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use huarong_core::{Artifact, Expect, Puzzle, UNREACHABLE};
+
+/// One run of the command.
+struct Measure {
+    seconds: f64,
+    peak_rss: u64,
+    bytes: u64,
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn sync() {
+    let _ = Command::new("sync").status();
+}
+
+/// Total size of the files under `dir`.
+fn bytes_under(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.metadata() {
+            Ok(m) if m.is_dir() => bytes_under(&e.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
+/// Runs `huarong run pipeline -o out -q [--force]` and measures it.
+fn run_command(pipeline: &str, out: &Path, force: bool) -> Measure {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_huarong"));
+    cmd.arg("run")
+        .arg(pipeline)
+        .arg("-o")
+        .arg(out)
+        .arg("-q")
+        .current_dir(root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit());
+    if force {
+        cmd.arg("--force");
+    }
+    let start = Instant::now();
+    // Reaped by wait4 below (which reads its peak RSS), not by `Child::wait`.
+    #[allow(clippy::zombie_processes)]
+    let child = cmd.spawn().expect("the huarong binary runs");
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, writing into the two locals above.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    let seconds = start.elapsed().as_secs_f64();
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4 failed");
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "huarong run {pipeline} failed"
+    );
+    Measure {
+        seconds,
+        peak_rss: usage.ru_maxrss as u64 * 1024,
+        bytes: bytes_under(out),
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Median of `runs` runs in each situation; returns (fresh, force) medians of the wall time.
+fn measure(pipeline: &str, out: &Path, runs: usize) -> (f64, f64) {
+    let mut medians = [0.0; 2];
+    for (k, force) in [false, true].into_iter().enumerate() {
+        let mut all = Vec::new();
+        for _ in 0..runs {
+            if !force {
+                let _ = std::fs::remove_dir_all(out);
+            }
+            sync();
+            all.push(run_command(pipeline, out, force));
+        }
+        let secs: Vec<f64> = all.iter().map(|m| m.seconds).collect();
+        let list = secs
+            .iter()
+            .map(|s| format!("{s:.2}"))
+            .collect::<Vec<_>>()
+            .join(" / ");
+        let rss = median(all.iter().map(|m| m.peak_rss as f64).collect());
+        medians[k] = median(secs);
+        println!(
+            "  {:<6} median {:>7.2} s  ({list} s)  peak RSS {:.2} GB  written {:.2} GB",
+            if force { "force" } else { "fresh" },
+            medians[k],
+            rss / 1e9,
+            all.last().unwrap().bytes as f64 / 1e9,
+        );
+    }
+    (medians[0], medians[1])
+}
+
+/// The distances artifact at `path` (fully verified).
+fn distances_at(path: &Path) -> Vec<u16> {
+    let expect = Expect {
+        kind: "distances",
+        fingerprint: None,
+    };
+    Artifact::open(path, expect)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .section::<u16>(0)
+        .to_vec()
+}
+
+/// Plain BFS from `sources`: FIFO queue, one byte per state, `moves` giving each state's
+/// neighbours; asserts the distances equal `want`. Returns the seconds it took.
+fn plain_bfs(
+    n: usize,
+    sources: impl Iterator<Item = u32>,
+    mut moves: impl FnMut(u32, &mut Vec<u32>),
+    want: &[u16],
+) -> f64 {
+    let start = Instant::now();
+    let mut dist = vec![u8::MAX; n];
+    let mut queue = VecDeque::new();
+    for s in sources {
+        dist[s as usize] = 0;
+        queue.push_back(s);
+    }
+    let mut next = Vec::new();
+    while let Some(u) = queue.pop_front() {
+        next.clear();
+        moves(u, &mut next);
+        for &v in &next {
+            if dist[v as usize] == u8::MAX {
+                dist[v as usize] = dist[u as usize] + 1;
+                queue.push_back(v);
+            }
+        }
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    assert_eq!(want.len(), n);
+    for (i, (&d, &w)) in dist.iter().zip(want).enumerate() {
+        let d = if d == u8::MAX { UNREACHABLE } else { d as u16 };
+        assert_eq!(d, w, "state {i}: the baseline and the command disagree");
+    }
+    seconds
+}
+
+fn main_job(runs: usize, scratch: &Path) {
+    println!("main job: huarong run pipelines/huarong.toml");
+    let out = scratch.join("huarong");
+    let (fresh, force) = measure("pipelines/huarong.toml", &out, runs);
+    let l = klotski::Labeled::new(klotski::PieceSet::CLASSIC).unwrap();
+    let n = l.len() as usize;
+    let mut total = 0.0;
+    for (m, name) in l.metrics().iter().enumerate() {
+        let want = distances_at(
+            &out.join("h1v4s4-labeled")
+                .join(format!("distances-{name}.bin")),
+        );
+        let goals = (0..n as u32).filter(|&i| l.is_goal(l.unrank(i as u64)));
+        let mut codes = Vec::new();
+        let secs = plain_bfs(
+            n,
+            goals,
+            |u, out| {
+                codes.clear();
+                l.successors(l.unrank(u as u64), m, &mut codes);
+                out.extend(codes.iter().map(|&c| l.rank(c).unwrap() as u32));
+            },
+            &want,
+        );
+        println!("  baseline {name}: {secs:.1} s (plain BFS of the labeled space, 1 thread)");
+        total += secs;
+    }
+    println!(
+        "  baseline, three metrics: {total:.1} s; the command: fresh {:.3}, force {:.3} of it",
+        fresh / total,
+        force / total
+    );
+}
+
+fn eleven(runs: usize, scratch: &Path) {
+    println!("eleven puzzle (4 x 3): huarong run pipelines/eleven.toml");
+    let out = scratch.join("eleven");
+    let (fresh, force) = measure("pipelines/eleven.toml", &out, runs);
+    let text = std::fs::read_to_string(root().join("puzzles/eleven-4x3.toml")).unwrap();
+    let p = sliding::driver::read_puzzle("eleven-4x3.toml", &text).unwrap();
+    let t = sliding::tiles::Tiles::new(&p).unwrap();
+    let (rows, cols) = (p.rows(), p.cols());
+    let n = t.ranked_len().unwrap() as usize;
+    let want = distances_at(&out.join("eleven-4x3").join("distances-step.bin"));
+    let goal = (0..n as u32).find(|&i| t.is_goal(i as u64)).unwrap();
+    let secs = plain_bfs(
+        n,
+        std::iter::once(goal),
+        |u, out| {
+            let (mut cells, blank) = t.cells(u as u64);
+            let (r, c) = (blank / cols, blank % cols);
+            let near = [
+                (r > 0).then(|| blank - cols),
+                (r + 1 < rows).then(|| blank + cols),
+                (c > 0).then(|| blank - 1),
+                (c + 1 < cols).then(|| blank + 1),
+            ];
+            for x in near.into_iter().flatten() {
+                cells.swap(blank, x);
+                out.push(t.rank_cells(&cells[..rows * cols]) as u32);
+                cells.swap(blank, x);
+            }
+        },
+        &want,
+    );
+    println!("  baseline step: {secs:.1} s (plain BFS, Lehmer ranks, 1 thread)");
+    println!(
+        "  the command: fresh {:.3}, force {:.3} of the baseline",
+        fresh / secs,
+        force / secs
+    );
+}
+
+fn universe(runs: usize, scratch: &Path) {
+    println!("Klotski universe (203 piece sets): huarong run pipelines/klotski-universe.toml");
+    measure(
+        "pipelines/klotski-universe.toml",
+        &scratch.join("universe"),
+        runs,
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let runs = args
+        .iter()
+        .position(|a| a == "--runs")
+        .and_then(|k| args.get(k + 1))
+        .map(|r| r.parse().expect("--runs takes a number"))
+        .unwrap_or(5);
+    let picked: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .filter(|a| ["main", "eleven", "universe"].contains(a))
+        .collect();
+    let wants = |name: &str| picked.is_empty() || picked.contains(&name);
+    let scratch = tempfile::tempdir().unwrap();
+    if wants("main") {
+        main_job(runs, scratch.path());
+    }
+    if wants("eleven") {
+        eleven(runs, scratch.path());
+    }
+    if wants("universe") {
+        universe(runs, scratch.path());
+    }
+}
