@@ -8,7 +8,7 @@
 //! its base graph and the labels' classes ([`cover`]), never visiting a lifted arc.
 //!
 //! The artifact has two sections: the component id of every state (`u32`) and the size of every
-//! component (`u64`).
+//! component (`u64`); a table of one component leaves the ids out (every id is 0).
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -26,7 +26,8 @@ use rayon::prelude::*;
 
 /// Artifact kind of component tables.
 pub const KIND: &str = "components";
-const VERSION: u32 = 1;
+/// Version 2: a table of one component stores no ids.
+const VERSION: u32 = 2;
 const CHUNK: usize = 1 << 14;
 
 /// The fingerprint of the components of `csr`.
@@ -54,6 +55,12 @@ pub struct Components {
 #[derive(Debug)]
 enum Table {
     Whole(Artifact),
+    /// A table of one component, stored as its size alone (no ids section: every id is 0);
+    /// the ids read as zeros that occupy no memory until read.
+    One {
+        artifact: Artifact,
+        zeros: Vec<u32>,
+    },
     Parts {
         ids: Vec<u32>,
         sizes: Vec<u64>,
@@ -70,11 +77,7 @@ impl Components {
     /// `fingerprint` (the parts: theirs as parts of it).
     pub fn open_with(path: &Path, fingerprint: u64) -> Result<Self, StageError> {
         let opened = match huarong_core::shards::open(path, KIND, fingerprint)? {
-            Opened::Whole(artifact) => {
-                return Ok(Components {
-                    table: Table::Whole(artifact),
-                });
-            }
+            Opened::Whole(artifact) => return Ok(Components::whole(artifact)),
             Opened::Parts(parts) => parts,
         };
         let ids: Vec<u32> = huarong_core::shards::interleave_section(&opened, 0, path)?;
@@ -94,10 +97,24 @@ impl Components {
         })
     }
 
+    /// A verified whole table: ids and sizes, or the size of its one component.
+    fn whole(artifact: Artifact) -> Self {
+        let sizes: &[u64] = artifact.section(1);
+        let table = match (artifact.header().sections[0].len, sizes) {
+            (0, &[n]) if n > 0 => Table::One {
+                zeros: vec![0; n as usize],
+                artifact,
+            },
+            _ => Table::Whole(artifact),
+        };
+        Components { table }
+    }
+
     /// Component id of every state; ids count up in order of the components' smallest members.
     pub fn ids(&self) -> &[u32] {
         match &self.table {
             Table::Whole(a) => a.section(0),
+            Table::One { zeros, .. } => zeros,
             Table::Parts { ids, .. } => ids,
         }
     }
@@ -105,7 +122,7 @@ impl Components {
     /// Size of every component.
     pub fn sizes(&self) -> &[u64] {
         match &self.table {
-            Table::Whole(a) => a.section(1),
+            Table::Whole(a) | Table::One { artifact: a, .. } => a.section(1),
             Table::Parts { sizes, .. } => sizes,
         }
     }
@@ -117,7 +134,7 @@ impl Components {
     /// The payload checksum (of the parts' checksums, for parts).
     pub fn checksum(&self) -> u64 {
         match &self.table {
-            Table::Whole(a) => a.header().checksum,
+            Table::Whole(a) | Table::One { artifact: a, .. } => a.header().checksum,
             Table::Parts { checksum, .. } => *checksum,
         }
     }
@@ -200,6 +217,7 @@ fn beside_one_source(
         .count();
     if count == n {
         progress(n as u64);
+        // Zeros no page of which is touched: a table of one component stores no ids.
         return (vec![0; n], vec![n as u64]);
     }
     let parent: Vec<AtomicU32> = (0..n as u32)
@@ -260,14 +278,11 @@ fn build(
                 csr.node_count()
             )));
         }
-        write_table(&ids, &sizes, path, fp, label)
+        // One component: its size says it all (the eleven puzzles' 958 MB of zeros).
+        let ids: &[u32] = if sizes.len() == 1 { &[] } else { &ids };
+        write_table(ids, &sizes, path, fp, label)
     })?;
-    Ok((
-        Components {
-            table: Table::Whole(artifact),
-        },
-        outcome,
-    ))
+    Ok((Components::whole(artifact), outcome))
 }
 
 /// For every node, the smallest member of its connected component (parallel union-find).

@@ -56,7 +56,8 @@ fn checksums(pipeline: &str, dir: &Path) -> BTreeMap<String, String> {
 /// recorded ones.
 ///
 /// A ranked space's state table (format 2) stores no codes: they are computed by its puzzle
-/// and hashed as the recording's table of codes.
+/// and hashed as the recording's table of codes. A table of one component (components format
+/// 2) stores no ids: they are all 0, and hashed as the recording's ids.
 fn recorded_form(
     artifact: &huarong_core::Artifact,
     puzzle: Option<&dyn huarong_core::Puzzle>,
@@ -68,6 +69,21 @@ fn recorded_form(
             .codes(puzzle.expect("a computed table's space"))
             .to_vec();
         return rewritten("states", h.fingerprint, &[&codes[..]], &[]);
+    }
+    if h.kind == "components" && h.sections[0].len == 0 {
+        let sizes: &[u64] = artifact.section(1);
+        let ids = vec![0u32; sizes.iter().sum::<u64>() as usize];
+        let dir = tempfile::tempdir().unwrap();
+        let shape = [
+            huarong_core::Section::of::<u32>(ids.len() as u64),
+            huarong_core::Section::of::<u64>(sizes.len() as u64),
+        ];
+        let path = dir.path().join("rewritten");
+        let w = huarong_core::ArtifactWriter::create(&path, &h.kind, h.fingerprint, "", &shape)
+            .unwrap();
+        w.write(0, 0, &ids).unwrap();
+        w.write(1, 0, sizes).unwrap();
+        return w.finish().unwrap().checksum;
     }
     let narrow = h.sections.len() == 2 && h.sections[0].elem_size == 4;
     if h.kind != "csr" || !(narrow || h.sections.len() == 3) {

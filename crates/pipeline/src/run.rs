@@ -188,7 +188,7 @@ impl Timer<'_> {
     }
 }
 
-/// Runs enumerate, then graph, components and distances per metric, for one space in `dir`.
+/// Runs enumerate, then graph, distances and components per metric, for one space in `dir`.
 pub fn run_space<P: Puzzle + ?Sized + 'static>(
     puzzle: &P,
     dir: &Path,
@@ -238,7 +238,7 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
                 )
             })?,
         };
-        // The rows as the later stages read them: the stored CSR, or regenerated moves.
+        // The rows as the later stages read them: the stored CSR, the cover, or regenerated moves.
         let rows = csr.rows(puzzle, &states, m);
         if let Some(cluster) = opts.engine.cluster(puzzle)
             && opts.engine.multi_process()
