@@ -23,9 +23,14 @@ fn timely_workers_and_processes_match_the_local_engine() {
     let root = tempfile::tempdir().unwrap();
     // Ports of this test run (two processes per pipeline).
     let base = 20_000 + (std::process::id() % 20_000) as u16;
-    for (k, p) in ["huarong-canonical.toml", "solitaire.toml"]
-        .iter()
-        .enumerate()
+    // The last: labeled spaces, whose graphs are stored as covers.
+    for (k, p) in [
+        "huarong-canonical.toml",
+        "solitaire.toml",
+        "../tests/pipelines/labeled-small.toml",
+    ]
+    .iter()
+    .enumerate()
     {
         let local = root.path().join(format!("{k}-local"));
         run(&["run", &pipeline(p), "-q", "-o", local.to_str().unwrap()]);
