@@ -279,7 +279,18 @@ impl Tiles {
     pub fn cells(&self, code: u64) -> ([u8; MAX_CELLS], usize) {
         let m = self.n - 1;
         // Codes are below 13!/2 < 2^32.
-        let (blank, _, digits) = self.digits(code as u32);
+        let (blank, mut r) = self.blank_divisor.div_rem(code as u32);
+        let blank = blank as usize;
+        let mut digits = [0u8; MAX_CELLS];
+        let mut sum = 0u8;
+        for (k, &w) in self.digit_divisors.iter().enumerate() {
+            let (q, rest) = w.div_rem(r);
+            digits[k] = q as u8;
+            r = rest;
+            sum ^= digits[k] & 1;
+        }
+        // The second-to-last digit sets the parity; the last is 0.
+        digits[m - 2] = (self.parity ^ self.row_parity(blank)) ^ sum;
         let mut cells = [BLANK; MAX_CELLS];
         let mut left = (1u32 << m) - 1;
         let mut k = 0;
@@ -294,25 +305,6 @@ impl Tiles {
             k += 1;
         }
         (cells, blank)
-    }
-
-    /// The blank's cell, the rank within its block and the Lehmer digits of the position ranked
-    /// `code`.
-    #[inline]
-    fn digits(&self, code: u32) -> (usize, u64, [u8; MAX_CELLS]) {
-        let (blank, mut r) = self.blank_divisor.div_rem(code);
-        let (blank, rank) = (blank as usize, r as u64);
-        let mut digits = [0u8; MAX_CELLS];
-        let mut sum = 0u8;
-        for (k, &w) in self.digit_divisors.iter().enumerate() {
-            let (q, rest) = w.div_rem(r);
-            digits[k] = q as u8;
-            r = rest;
-            sum ^= digits[k] & 1;
-        }
-        // The second-to-last digit sets the parity; the last is 0.
-        digits[self.n - 3] = (self.parity ^ self.row_parity(blank)) ^ sum;
-        (blank, rank, digits)
     }
 
     /// The cells next to `cell` (up, down, left, right where on the board).
@@ -472,7 +464,17 @@ impl Decoder {
     #[inline]
     fn decode(&mut self, t: &Tiles, code: u32) {
         let m = t.n - 1;
-        let (blank, rank, digits) = t.digits(code);
+        let (blank, mut r) = t.blank_divisor.div_rem(code);
+        let (blank, rank) = (blank as usize, r as u64);
+        let mut digits = [0u8; MAX_CELLS];
+        let mut sum = 0u8;
+        for (k, &w) in t.digit_divisors.iter().enumerate() {
+            let (q, rest) = w.div_rem(r);
+            digits[k] = q as u8;
+            r = rest;
+            sum ^= digits[k] & 1;
+        }
+        digits[m - 2] = (t.parity ^ t.row_parity(blank)) ^ sum;
         let from = if blank == self.blank {
             (0..m).find(|&k| digits[k] != self.digits[k]).unwrap_or(m)
         } else {
