@@ -460,7 +460,9 @@ impl Decoder {
         }
     }
 
-    /// Decodes `code` as [`Tiles::cells`] does, from the first digit that changed.
+    /// Decodes `code` as [`Tiles::cells`] does, from the first digit that changed. (The digits
+    /// are read here as `cells` reads them, not through a shared helper: one measured 1.3 s
+    /// slower on the eleven puzzle's search.)
     #[inline]
     fn decode(&mut self, t: &Tiles, code: u32) {
         let m = t.n - 1;
