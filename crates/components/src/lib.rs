@@ -77,7 +77,7 @@ impl Components {
     /// `fingerprint` (the parts: theirs as parts of it).
     pub fn open_with(path: &Path, fingerprint: u64) -> Result<Self, StageError> {
         let opened = match huarong_core::shards::open(path, KIND, fingerprint)? {
-            Opened::Whole(artifact) => return Ok(Components::whole(artifact)),
+            Opened::Whole(artifact) => return Components::whole(artifact),
             Opened::Parts(parts) => parts,
         };
         let ids: Vec<u32> = huarong_core::shards::interleave_section(&opened, 0, path)?;
@@ -97,17 +97,24 @@ impl Components {
         })
     }
 
-    /// A verified whole table: ids and sizes, or the size of its one component.
-    fn whole(artifact: Artifact) -> Self {
+    /// A verified whole table: ids and sizes, or the size of its one component (at most a
+    /// `u32` index's worth of states).
+    fn whole(artifact: Artifact) -> Result<Self, StageError> {
         let sizes: &[u64] = artifact.section(1);
         let table = match (artifact.header().sections[0].len, sizes) {
+            (0, &[n]) if n > u32::MAX as u64 => {
+                return Err(StageError::Invalid(format!(
+                    "{}: one component of {n} states, more than a u32 index holds",
+                    artifact.path().display()
+                )));
+            }
             (0, &[n]) if n > 0 => Table::One {
                 zeros: vec![0; n as usize],
                 artifact,
             },
             _ => Table::Whole(artifact),
         };
-        Components { table }
+        Ok(Components { table })
     }
 
     /// Component id of every state; ids count up in order of the components' smallest members.
@@ -282,7 +289,7 @@ fn build(
         let ids: &[u32] = if sizes.len() == 1 { &[] } else { &ids };
         write_table(ids, &sizes, path, fp, label)
     })?;
-    Ok((Components::whole(artifact), outcome))
+    Ok((Components::whole(artifact)?, outcome))
 }
 
 /// For every node, the smallest member of its connected component (parallel union-find).

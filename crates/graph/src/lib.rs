@@ -60,14 +60,15 @@ pub fn fingerprint<P: Puzzle + ?Sized>(puzzle: &P, metric: usize, states_checksu
     fp.finish()
 }
 
-/// Whether a cover artifact's row section splits as its record says: `base + 1` offsets, then
-/// as many targets as permutation ids.
+/// Whether a cover artifact's record and row section fit: labels within a `u32`, the rows
+/// splitting as the record says (`base + 1` offsets, then as many targets as permutation ids).
 fn cover_fits(artifact: &Artifact) -> bool {
     let info: &[u64] = artifact.section(0);
     let rows = artifact.header().sections[1].len;
-    info[2]
-        .checked_add(1)
-        .is_some_and(|o| o <= rows && (rows - o).is_multiple_of(2))
+    info[1] <= u32::MAX as u64
+        && info[2]
+            .checked_add(1)
+            .is_some_and(|o| o <= rows && (rows - o).is_multiple_of(2))
 }
 
 /// Whether the graph of `puzzle` in `metric` is stored as its cover ([`Puzzle::cover`]; undirected
