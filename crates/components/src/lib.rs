@@ -160,6 +160,26 @@ pub fn run(
     run_after(csr, rows, None, path, label, force, reporter)
 }
 
+/// Writes (or reuses) the components of `csr` at `path` as a copy of `from`, the table of
+/// another metric of the same space whose graph has the same connected components
+/// ([`huarong_core::Puzzle::same_components_as`]): the same bytes a union-find would give.
+pub fn run_copying(
+    csr: &Csr,
+    from: &Components,
+    path: &Path,
+    label: &str,
+    force: bool,
+) -> Result<(Components, Outcome), StageError> {
+    build(csr, path, label, force, || {
+        let n = csr.node_count();
+        Ok(match &from.table {
+            // Zeros no page of which is touched.
+            Table::One { .. } => (vec![0; n], from.sizes().to_vec()),
+            _ => (from.ids().to_vec(), from.sizes().to_vec()),
+        })
+    })
+}
+
 /// What a breadth-first search of the same undirected graph found: the distances from
 /// `sources` ([`huarong_core::UNREACHABLE`] where none), so every reached state is in a
 /// component holding a source.
@@ -728,6 +748,34 @@ mod tests {
             }
             let (ids, sizes) = ids_and_sizes(roots);
             assert_eq!((ids, sizes), (want_ids, want_sizes), "{n} states");
+        }
+    }
+
+    /// What `Puzzle::same_components_as` claims for Huarong Dao: the three metrics' graphs
+    /// have the same components, on several unlabeled piece sets and a labeled one.
+    #[test]
+    fn huarong_daos_three_metrics_have_the_same_components() {
+        let dir = tempfile::tempdir().unwrap();
+        let q = &Reporter::quiet();
+        let table = |p: &dyn huarong_core::Puzzle, m: usize| {
+            let (states, _) = enumerate::run(p, &dir.path().join("s"), true, q).unwrap();
+            let (g, _) = graph::run(p, &states, m, &dir.path().join("g"), true, q).unwrap();
+            ids_and_sizes(union_find_roots(&g.rows(p, &states, m), |_| {}))
+        };
+        let mut spaces: Vec<Box<dyn huarong_core::Puzzle>> =
+            ["h1v4s4", "h2v3s2", "h0v4s4", "h3v1s2"]
+                .iter()
+                .map(|s| Box::new(Unlabeled::new(s.parse::<PieceSet>().unwrap())) as _)
+                .collect();
+        spaces.push(Box::new(
+            klotski::Labeled::new("h4v0s2".parse().unwrap()).unwrap(),
+        ));
+        for p in &spaces {
+            let step = table(p.as_ref(), 0);
+            for m in 1..3 {
+                assert_eq!(p.same_components_as(m), 0);
+                assert_eq!(table(p.as_ref(), m), step, "{} metric {m}", p.space_id());
+            }
         }
     }
 

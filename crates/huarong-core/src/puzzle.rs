@@ -136,6 +136,14 @@ pub trait Puzzle: Sync + Send {
         None
     }
 
+    /// A metric whose graph has the same connected components as `metric`'s (`metric` itself by
+    /// default): the components stage then copies that metric's table instead of computing the
+    /// same one again. Huarong Dao's three metrics join the same positions (a straight or piece
+    /// move is a sequence of step moves of one piece, and every step move is one of each).
+    fn same_components_as(&self, metric: usize) -> usize {
+        metric
+    }
+
     /// The number of distinct neighbours of state `index`, if the puzzle knows it without
     /// generating them (the graph stage then skips a generation pass). `None` by default.
     fn distinct_degree(&self, index: u64, code: u64, metric: usize) -> Option<usize> {

@@ -279,6 +279,11 @@ impl Puzzle for Unlabeled {
     fn distance_sources(&self) -> DistanceSources {
         DistanceSources::Goals
     }
+
+    /// Every metric joins the positions step moves join (`tests` in the components crate).
+    fn same_components_as(&self, _metric: usize) -> usize {
+        Metric::Step as usize
+    }
 }
 
 /// Cao Cao's anchor index (row·3 + column) in the goal position.
@@ -493,6 +498,11 @@ impl Puzzle for Labeled {
 
     fn is_goal(&self, code: u64) -> bool {
         code >> (32 + LABEL_BITS) == GOAL_CAO_INDEX
+    }
+
+    /// As the unlabeled space's: a labeled move is an unlabeled one with labels shifted.
+    fn same_components_as(&self, _metric: usize) -> usize {
+        Metric::Step as usize
     }
 
     fn render(&self, code: u64) -> String {

@@ -223,6 +223,7 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
 
     let mut graphs = graphs_together(puzzle, &states, dir, metrics, opts, &mut timer)?;
     let mut stats = Vec::new();
+    let mut done: Vec<(usize, Components)> = Vec::new();
     for (k, &m) in metrics.iter().enumerate() {
         let name = puzzle.metrics()[m];
         let csr = match graphs[k].take() {
@@ -255,10 +256,16 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
             continue;
         }
 
+        // A metric whose components an earlier metric of this run already has: copied.
+        let like = done
+            .iter()
+            .find(|(d, _)| *d == puzzle.same_components_as(m) && *d != m)
+            .map(|(_, c)| c);
         let (comps, dists) = whole_tables(
-            puzzle, &states, &csr, &rows, &src, dir, name, opts, &mut timer,
+            puzzle, &states, &csr, &rows, &src, like, dir, name, opts, &mut timer,
         )?;
         stats.push(metric_stats(name, &csr, &comps, &dists, &goals));
+        done.push((m, comps));
     }
     let log = timer.log;
     Ok(SpaceReport {
@@ -287,6 +294,7 @@ fn whole_tables<P: Puzzle + ?Sized, R: graph::Rows>(
     csr: &Csr,
     rows: &R,
     src: &[u32],
+    like: Option<&Components>,
     dir: &Path,
     name: &str,
     opts: &RunOptions,
@@ -312,6 +320,9 @@ fn whole_tables<P: Puzzle + ?Sized, R: graph::Rows>(
     let comps = timer.time(&format!("comps {name}"), || {
         let path = dir.join(files::components(name));
         match opts.engine.cluster(puzzle) {
+            None if let Some(from) = like.filter(|_| !csr.is_directed()) => {
+                components::run_copying(csr, from, &path, &label, force)
+            }
             None => {
                 // The search just made tells which states share the sources' component.
                 let reached = (!csr.is_directed()).then(|| components::Reached {
