@@ -207,10 +207,11 @@ pub fn run_after(
         }
         let bar = reporter.bar(csr.node_count() as u64, format!("components {label}"));
         let one_source = reached.filter(|r| {
-            let mut s = r.sources.to_vec();
-            s.sort_unstable();
-            s.dedup();
-            s.len() == 1 && r.distances.len() == csr.node_count()
+            let one = r
+                .sources
+                .first()
+                .is_some_and(|&s| r.sources.iter().all(|&t| t == s));
+            one && r.distances.len() == csr.node_count()
         });
         let roots = if csr.is_directed() {
             // A directed graph is always stored.

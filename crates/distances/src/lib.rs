@@ -360,9 +360,15 @@ pub fn bfs_reverse(
 /// base distance written over its fiber.
 pub fn cover_bfs(cover: &CoverView<'_>, sources: &[u32]) -> Result<Option<Vec<u16>>, StageError> {
     let f = cover.fiber as usize;
-    let mut list = sources.to_vec();
-    list.sort_unstable();
-    list.dedup();
+    // The stage's sources come sorted and distinct; anything else is put in that order.
+    let list: std::borrow::Cow<'_, [u32]> = if sources.windows(2).all(|w| w[0] < w[1]) {
+        sources.into()
+    } else {
+        let mut list = sources.to_vec();
+        list.sort_unstable();
+        list.dedup();
+        list.into()
+    };
     let whole = list.len().is_multiple_of(f)
         && list.chunks(f).all(|c| {
             (c[0] as usize).is_multiple_of(f) && c[f - 1] as usize == c[0] as usize + f - 1
