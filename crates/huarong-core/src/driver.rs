@@ -114,6 +114,37 @@ pub trait Instance {
     /// The start as a picture.
     fn picture(&self) -> Picture;
 
+    /// Whether a heuristic search of this instance ([`Instance::solve_informed`]) can use
+    /// pattern databases whose ids start with this prefix (the folders `<root>/<id>/` under the
+    /// table roots); `None` when the family has no such search.
+    fn pattern_prefix(&self) -> Option<String> {
+        None
+    }
+
+    /// The abstraction named `id` (which starts with the [`Instance::pattern_prefix`]), when it
+    /// is one of this instance's: the databases found must carry its fingerprint.
+    fn abstraction(&self, id: &str) -> Option<Box<dyn crate::Abstraction>> {
+        let _ = id;
+        None
+    }
+
+    /// An optimal path by the family's heuristic search with `databases` (verified, current
+    /// databases of this instance's abstractions; it picks the ones it can add up), expanding
+    /// at most `limit` nodes; and the nodes it expanded. The default: [`Instance::solve`]
+    /// without tables.
+    fn solve_informed(
+        &self,
+        metric: &str,
+        databases: &[crate::abstraction::Database<'_>],
+        limit: u64,
+    ) -> Result<Informed, SolveError> {
+        let _ = databases;
+        Ok(Informed {
+            path: self.solve(metric, None, limit)?,
+            nodes: None,
+        })
+    }
+
     /// Every position one move away in `metric` (a metric name), in the family's move order.
     fn moves(&self, metric: &str) -> Result<Vec<Step>, SolveError>;
 }
@@ -128,6 +159,14 @@ pub struct Step {
     pub picture: Picture,
 }
 
+/// What [`Instance::solve_informed`] found: the path (`None`: no goal reachable) and the nodes
+/// the search expanded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Informed {
+    pub path: Option<SolvedPath>,
+    pub nodes: Option<u64>,
+}
+
 /// A path from the start to a goal: every position in the family's notation and as a picture.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SolvedPath {
@@ -140,6 +179,8 @@ pub struct SolvedPath {
 pub enum SolveError {
     #[error("gave up after {0} states without reaching a goal")]
     Limit(u64),
+    #[error("gave up after expanding {0} nodes without reaching a goal")]
+    Nodes(u64),
     #[error("unknown metric {0:?}")]
     Metric(String),
 }

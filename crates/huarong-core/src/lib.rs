@@ -4,6 +4,7 @@
 //! ([`table`]), and progress reporting through a front end's [`Report`]. No puzzle knowledge,
 //! no printing.
 
+pub mod abstraction;
 pub mod artifact;
 pub mod atomic;
 pub mod driver;
@@ -14,6 +15,7 @@ pub mod shards;
 pub mod stage;
 pub mod table;
 
+pub use abstraction::Abstraction;
 pub use artifact::{Artifact, ArtifactError, ArtifactWriter, Expect, Fingerprint, Header, Section};
 pub use progress::{Bar, Progress, Report, Reporter};
 pub use puzzle::{Codes, Cover, DistanceSources, Puzzle, add_space, metric_index};

@@ -36,11 +36,16 @@
 //! * [`search`]: optimal solutions without tables, bounded by a state budget;
 //! * [`tiles`]: the sliding tiles (labeled 1×1 tiles, one blank) as a ranked space with a dense
 //!   perfect ranking;
+//! * [`pattern`]: the sliding tiles' abstract spaces for pattern databases (a group of tiles,
+//!   the others forgotten), and [`ida`]: IDA* over those databases, optimal where no
+//!   breadth-first search fits (the fifteen puzzle);
 //! * [`driver`]: the `[sliding]` pipeline section and `huarong solve --puzzle`.
 
 pub mod driver;
 pub mod file;
+pub mod ida;
 pub mod model;
+pub mod pattern;
 pub mod search;
 pub mod tiles;
 
