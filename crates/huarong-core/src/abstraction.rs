@@ -21,7 +21,7 @@ use crate::artifact::Fingerprint;
 pub const MAX_CELLS: usize = 16;
 
 /// A ranked abstract space; see the module documentation.
-pub trait Abstraction: Send + Sync {
+pub trait Abstraction: Send + Sync + std::fmt::Debug {
     /// Names the abstraction among its puzzle's (e.g. `fifteen-pattern-1234567`): the folder of
     /// its artifact.
     fn id(&self) -> String;

@@ -211,10 +211,12 @@ pub trait Section: Send + Sync + fmt::Debug {
     }
 }
 
-/// The spaces a section builds, and remarks for the log (e.g. a space skipped as empty).
+/// The spaces a section builds, the pattern databases (abstract spaces searched from their
+/// goal, [`crate::abstraction`]), and remarks for the log (e.g. a space skipped as empty).
 #[derive(Debug, Default)]
 pub struct Plan {
     pub spaces: Vec<SpaceSpec>,
+    pub patterns: Vec<Box<dyn crate::Abstraction>>,
     pub notes: Vec<String>,
 }
 

@@ -95,6 +95,7 @@ impl Section for OmniGravitySection {
         Plan {
             spaces,
             notes: Vec::new(),
+            patterns: Vec::new(),
         }
     }
 

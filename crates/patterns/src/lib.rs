@@ -289,7 +289,7 @@ pub fn build<A: Abstraction + ?Sized>(a: &A, reporter: &Reporter) -> Result<Vec<
                             }
                             match word.compare_exchange_weak(
                                 w,
-                                w | spread(r) * next,
+                                w | (spread(r) * next),
                                 Ordering::Relaxed,
                                 Ordering::Relaxed,
                             ) {
@@ -306,8 +306,9 @@ pub fn build<A: Abstraction + ?Sized>(a: &A, reporter: &Reporter) -> Result<Vec<
                         }
                         claimed += 1;
                     };
-                    for p in ch * CHUNK..((ch + 1) * CHUNK).min(n) {
-                        let mut front = cells_with(words[p].load(Ordering::Relaxed), cur);
+                    let start = ch * CHUNK;
+                    for (p, word) in (start..).zip(&words[start..(start + CHUNK).min(n)]) {
+                        let mut front = cells_with(word.load(Ordering::Relaxed), cur);
                         if front == 0 {
                             continue;
                         }
@@ -316,14 +317,14 @@ pub fn build<A: Abstraction + ?Sized>(a: &A, reporter: &Reporter) -> Result<Vec<
                             let region = a.region(free, front.trailing_zeros() as usize);
                             front &= !region;
                             a.moves(p as u64, region, &mut claim);
-                            words[p].fetch_or(spread(region) * 3, Ordering::Relaxed);
+                            word.fetch_or(spread(region) * 3, Ordering::Relaxed);
                         }
                     }
                     claimed
                 })
                 .sum();
             bar.inc(1);
-            bar.set_message(&format!("level {} · {claimed} states", level + 1));
+            bar.set_message(format!("level {} · {claimed} states", level + 1));
             if claimed == 0 {
                 break;
             }

@@ -3,14 +3,15 @@
 //!
 //! The export's fingerprint covers everything that can change a byte of a table: the export's
 //! own version ([`VERSION`]), the pipeline section as written and the files it read
-//! ([`Pipeline::section_key`]), and the id and artifact checksums of every space.
+//! ([`Pipeline::section_key`]), and the id and artifact checksums of every space and pattern
+//! database.
 
 use std::path::Path;
 
 use huarong_core::driver::{Plan, SpaceView};
 use huarong_core::{Fingerprint, Outcome, Table};
 
-use crate::run::{RunOptions, SpaceReport};
+use crate::run::{PatternReport, RunOptions, SpaceReport};
 use crate::space::{self, OpenSpace};
 use crate::{Pipeline, PipelineError, manifest, tables};
 
@@ -26,16 +27,34 @@ pub fn fingerprint(pipeline: &Pipeline, plan: &Plan, output: &Path) -> Result<u6
         .iter()
         .map(|spec| space::checksum(&space::dir(output, spec), spec))
         .collect::<Result<Vec<u64>, _>>()?;
-    Ok(fingerprint_of(pipeline, plan, &checksums))
+    let patterns = plan
+        .patterns
+        .iter()
+        .map(|a| {
+            let path = space::pattern_dir(output, a.as_ref()).join(space::files::PATTERN);
+            Ok(huarong_core::Artifact::peek_header(&path)
+                .map_err(huarong_core::StageError::from)?
+                .checksum)
+        })
+        .collect::<Result<Vec<u64>, PipelineError>>()?;
+    Ok(fingerprint_of(pipeline, plan, &checksums, &patterns))
 }
 
-/// [`fingerprint`] from each space's artifact checksum ([`space::checksum_of`]).
-fn fingerprint_of(pipeline: &Pipeline, plan: &Plan, checksums: &[u64]) -> u64 {
+/// [`fingerprint`] from each space's artifact checksum ([`space::checksum_of`]) and each
+/// pattern database's.
+fn fingerprint_of(pipeline: &Pipeline, plan: &Plan, checksums: &[u64], patterns: &[u64]) -> u64 {
     let mut fp = Fingerprint::new("export", VERSION);
     fp.add_u64(pipeline.section_key);
     fp.add_list(plan.spaces.len());
     for (spec, &checksum) in plan.spaces.iter().zip(checksums) {
         fp.add_str(&spec.puzzle.space_id()).add_u64(checksum);
+    }
+    // Pipelines without pattern databases keep their fingerprints.
+    if !plan.patterns.is_empty() {
+        fp.add_list(plan.patterns.len());
+        for (a, &checksum) in plan.patterns.iter().zip(patterns) {
+            fp.add_str(&a.id()).add_u64(checksum);
+        }
     }
     fp.finish()
 }
@@ -46,6 +65,7 @@ pub fn export(
     pipeline: &Pipeline,
     plan: &Plan,
     reports: &mut [SpaceReport],
+    patterns: &[PatternReport],
     output: &Path,
     opts: &RunOptions,
 ) -> Result<(Vec<(String, u64)>, Outcome), PipelineError> {
@@ -54,7 +74,8 @@ pub fn export(
         .iter()
         .map(|r| space::checksum_of(&r.artifacts))
         .collect();
-    let fingerprint = fingerprint_of(pipeline, plan, &checksums);
+    let pattern_checksums: Vec<u64> = patterns.iter().map(|p| p.artifact.1).collect();
+    let fingerprint = fingerprint_of(pipeline, plan, &checksums, &pattern_checksums);
     let manifest_path = output.join(manifest::FILE);
     let outcome = if opts.force {
         Outcome::Built
@@ -65,7 +86,17 @@ pub fn export(
             Err(manifest::Unusable::Invalid(why)) => Outcome::Rebuilt(why),
         }
     };
-    let tables = write(pipeline, plan, reports, output)?;
+    let mut tables = write(pipeline, plan, reports, output)?;
+    if !patterns.is_empty() {
+        let (list, histogram) = tables::patterns(patterns);
+        for (name, table) in [
+            ("patterns.parquet", list),
+            ("pattern_histogram.parquet", histogram),
+        ] {
+            let size = tables::write_tables(vec![table], &output.join(name))?;
+            tables.push((name.into(), size));
+        }
+    }
     manifest::write(&manifest_path, fingerprint, output, &tables)?;
     Ok((tables, outcome))
 }
@@ -76,6 +107,10 @@ fn write(
     reports: &mut [SpaceReport],
     output: &Path,
 ) -> Result<Vec<(String, u64)>, PipelineError> {
+    if plan.spaces.is_empty() {
+        // Only pattern databases: no space tables.
+        return Ok(Vec::new());
+    }
     // The stages of this run wrote or verified every artifact moments ago: they are reopened
     // without hashing them again (anything changed since is still hashed).
     let opened: Vec<OpenSpace> = huarong_core::artifact::reopening(|| {

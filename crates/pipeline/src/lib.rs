@@ -57,6 +57,8 @@ pub struct RunReport {
     pub export_seconds: f64,
     /// Files of earlier runs that this pipeline no longer produces, removed.
     pub pruned: Vec<PathBuf>,
+    /// The pattern databases, in plan order.
+    pub patterns: Vec<run::PatternReport>,
 }
 
 /// Runs every stage of `pipeline` into `output` (the pipeline's own output folder if `None`).
@@ -98,17 +100,26 @@ pub fn run_pipeline(
             export_outcome: Outcome::Reused,
             export_seconds: 0.0,
             pruned: Vec::new(),
+            patterns: Vec::new(),
         });
     }
     let mut reports = run_spaces(&plan, &output, opts)?;
+    let patterns = plan
+        .patterns
+        .iter()
+        .map(|a| run::run_pattern(a.as_ref(), &output, opts))
+        .collect::<Result<Vec<_>, _>>()?;
     let t = std::time::Instant::now();
-    let (tables, export_outcome) = export::export(pipeline, &plan, &mut reports, &output, opts)?;
+    let (tables, export_outcome) =
+        export::export(pipeline, &plan, &mut reports, &patterns, &output, opts)?;
     let export_seconds = t.elapsed().as_secs_f64();
     opts.reporter
         .stage("parquet", "export", export_seconds, &export_outcome);
-    let pruned = prune::prune(&output, &reports, &tables).map_err(|source| PipelineError::Io {
-        path: output.clone(),
-        source,
+    let pruned = prune::prune(&output, &reports, &patterns, &tables).map_err(|source| {
+        PipelineError::Io {
+            path: output.clone(),
+            source,
+        }
     })?;
     for p in &pruned {
         opts.reporter.note(&format!(
@@ -131,6 +142,7 @@ pub fn run_pipeline(
         export_outcome,
         export_seconds,
         pruned,
+        patterns,
     })
 }
 
@@ -159,6 +171,22 @@ fn check_fits(plan: &Plan, bound: u64) -> Result<(), PipelineError> {
             return Err(PipelineError::TooLarge(format!(
                 "{space}: {count} positions, over this run's bound of {} (max_states; at about \
                  {} bytes a position it needs {gib:.1} GiB): refused before any work",
+                thousands(bound),
+                run::BYTES_PER_STATE
+            )));
+        }
+    }
+    for a in &plan.patterns {
+        let bytes = a.len().saturating_mul(patterns::BUILD_BYTES_PER_PLACEMENT);
+        let allowed = bound.saturating_mul(run::BYTES_PER_STATE);
+        if bytes > allowed {
+            return Err(PipelineError::TooLarge(format!(
+                "pattern database {}: {} placements need {:.1} GiB to build, over this run's \
+                 {:.1} GiB (max_states {} at {} bytes a state): refused before any work",
+                a.id(),
+                thousands(a.len()),
+                bytes as f64 / (1u64 << 30) as f64,
+                allowed as f64 / (1u64 << 30) as f64,
                 thousands(bound),
                 run::BYTES_PER_STATE
             )));

@@ -101,6 +101,8 @@ pub struct Atlas {
     cache_states: u64,
     /// Explorations started since the atlas was made.
     started: std::sync::atomic::AtomicU64,
+    /// Pattern databases opened (and verified) once, by folder and fingerprint.
+    databases: Mutex<HashMap<(PathBuf, u64), Arc<patterns::Database>>>,
 }
 
 impl Atlas {
@@ -117,6 +119,7 @@ impl Atlas {
             max_running: usize::MAX,
             cache_states: u64::MAX,
             started: Default::default(),
+            databases: Mutex::default(),
         }
     }
 
@@ -279,9 +282,16 @@ impl Atlas {
             return searched(metric.unwrap_or(DEFAULT_METRIC).to_owned());
         };
         let metric = pick_metric(puzzle, metric)?;
+        let key = space_key(puzzle);
+        let held = self
+            .tables(puzzle, key, &metric, Work::Allowed(cancel))?
+            .flatten()
+            .is_some_and(|t| t.tables.states.lookup(puzzle, code).is_some());
+        if !held && let Some(solution) = self.informed(instance, puzzle, &metric)? {
+            return Ok(solution);
+        }
         let known = match self.cold {
             Cold::Search => {
-                let key = space_key(puzzle);
                 match self
                     .tables(puzzle, key, &metric, Work::Allowed(cancel))?
                     .flatten()
@@ -301,6 +311,92 @@ impl Atlas {
             metric,
             source: known.source(),
         })
+    }
+
+    /// The family's heuristic search, when the instance has one and either pattern databases of
+    /// it are under the roots or its space is too big to explore: `None` otherwise.
+    fn informed(
+        &self,
+        instance: &dyn Instance,
+        puzzle: &dyn Puzzle,
+        metric: &str,
+    ) -> Result<Option<Solution>, Error> {
+        let Some(prefix) = instance.pattern_prefix() else {
+            return Ok(None);
+        };
+        let found = self.databases(instance, &prefix)?;
+        let too_big = puzzle.size_hint().is_some_and(|n| n > self.limit);
+        if found.is_empty() && !too_big {
+            return Ok(None);
+        }
+        let views: Vec<huarong_core::abstraction::Database<'_>> = found
+            .iter()
+            .map(|(id, db)| huarong_core::abstraction::Database {
+                id,
+                values: db.values(),
+            })
+            .collect();
+        let informed = instance.solve_informed(metric, &views, self.limit)?;
+        Ok(Some(Solution {
+            path: informed.path,
+            metric: metric.to_owned(),
+            source: Source::Patterns {
+                databases: found.into_iter().map(|(id, _)| id).collect(),
+                nodes: informed.nodes.unwrap_or(0),
+            },
+        }))
+    }
+
+    /// The current, verified pattern databases of `instance` under the roots (folders whose
+    /// name starts with `prefix`; the first root holding an id wins), opened once.
+    fn databases(
+        &self,
+        instance: &dyn Instance,
+        prefix: &str,
+    ) -> Result<Vec<(String, Arc<patterns::Database>)>, Error> {
+        let mut found: Vec<(String, Arc<patterns::Database>)> = Vec::new();
+        for root in &self.roots {
+            let Ok(entries) = std::fs::read_dir(root) else {
+                continue;
+            };
+            let mut names: Vec<String> = entries
+                .flatten()
+                .filter_map(|e| e.file_name().into_string().ok())
+                .filter(|n| n.starts_with(prefix))
+                .collect();
+            names.sort();
+            for name in names {
+                if found.iter().any(|(id, _)| *id == name) {
+                    continue;
+                }
+                let Some(a) = instance.abstraction(&name) else {
+                    continue;
+                };
+                let slot = (root.join(&name), patterns::fingerprint(a.as_ref()));
+                let cached = self
+                    .databases
+                    .lock()
+                    .expect("no request panics holding the lock")
+                    .get(&slot)
+                    .cloned();
+                let db = match cached {
+                    Some(db) => db,
+                    None => match crate::space::open_pattern(root, a.as_ref())? {
+                        Some(db) => {
+                            let db = Arc::new(db);
+                            self.databases
+                                .lock()
+                                .expect("no request panics holding the lock")
+                                .insert(slot, db.clone());
+                            db
+                        }
+                        None => continue,
+                    },
+                };
+                found.push((name, db));
+            }
+        }
+        Ok(found)
     }
 
     fn knowledge(

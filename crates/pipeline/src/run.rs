@@ -9,7 +9,7 @@ use distances::Distances;
 use enumerate::StateTable;
 use graph::Csr;
 use huarong_core::table::Value;
-use huarong_core::{Outcome, Puzzle, Reporter, StageError};
+use huarong_core::{Abstraction, Outcome, Puzzle, Reporter, StageError};
 use rayon::prelude::*;
 
 use crate::space::{self, files};
@@ -141,6 +141,65 @@ pub struct SpaceReport {
     /// The space's artifact files with their checksums once the stages are done
     /// ([`space::artifacts`]): the export's fingerprint and prune read them here.
     pub artifacts: Vec<(String, u64)>,
+}
+
+/// What a run built (or reused) of one pattern database.
+#[derive(Debug, Clone)]
+pub struct PatternReport {
+    pub id: String,
+    pub placements: u64,
+    /// The largest value, the mean over the reached placements, bits per stored value.
+    pub max: u8,
+    pub mean: f64,
+    pub bits: u32,
+    /// Placements per value (index = value).
+    pub counts: Vec<u64>,
+    pub log: StageLog,
+    /// The artifact (`<id>/pattern.bin`, relative to the output folder) and its checksum.
+    pub artifact: (String, u64),
+}
+
+/// Builds (or reuses) the pattern database of `abstraction` under `output`.
+pub fn run_pattern(
+    abstraction: &dyn Abstraction,
+    output: &Path,
+    opts: &RunOptions,
+) -> Result<PatternReport, StageError> {
+    let dir = space::pattern_dir(output, abstraction);
+    std::fs::create_dir_all(&dir).map_err(|source| {
+        StageError::Artifact(huarong_core::ArtifactError::Io {
+            path: dir.clone(),
+            source,
+        })
+    })?;
+    for name in huarong_core::atomic::remove_stale_temporaries(&dir) {
+        opts.reporter
+            .note(&format!("removed {name}, left by an interrupted run"));
+    }
+    let id = abstraction.id();
+    let t = Instant::now();
+    let (db, outcome) = patterns::run(
+        abstraction,
+        &dir.join(files::PATTERN),
+        opts.force,
+        &opts.reporter,
+    )?;
+    let seconds = t.elapsed().as_secs_f64();
+    opts.reporter.stage(&id, "patterns", seconds, &outcome);
+    Ok(PatternReport {
+        artifact: (format!("{id}/{}", files::PATTERN), db.checksum()),
+        id,
+        placements: db.len(),
+        max: db.max(),
+        mean: db.mean(),
+        bits: db.bits(),
+        counts: db.counts().to_vec(),
+        log: StageLog {
+            stage: "patterns".into(),
+            outcome,
+            seconds,
+        },
+    })
 }
 
 /// A space's goal states and distance sources.

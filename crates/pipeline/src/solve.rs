@@ -23,6 +23,9 @@ pub enum Source {
     Explored(u64),
     /// The family's own search from the position.
     Searched,
+    /// The family's heuristic search over these pattern databases (none: its own heuristic
+    /// alone), expanding this many nodes.
+    Patterns { databases: Vec<String>, nodes: u64 },
 }
 
 /// The optimal path from a position (start first), `None` if no goal is reachable, in

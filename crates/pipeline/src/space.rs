@@ -22,7 +22,7 @@ use enumerate::StateTable;
 use graph::Csr;
 use huarong_core::artifact::Artifact;
 use huarong_core::driver::{MetricView, SpaceSpec, SpaceView};
-use huarong_core::{Puzzle, StageError, shards};
+use huarong_core::{Abstraction, Puzzle, StageError, shards};
 
 /// File names of a space's artifacts inside its folder.
 pub mod files {
@@ -38,6 +38,43 @@ pub mod files {
 
     pub fn distances(metric: &str) -> String {
         format!("distances-{metric}.bin")
+    }
+
+    /// A pattern database, alone in its abstraction's folder.
+    pub const PATTERN: &str = "pattern.bin";
+}
+
+/// The folder of a pattern database: `<output>/<abstraction id>/`.
+pub fn pattern_dir(output: &Path, abstraction: &dyn Abstraction) -> PathBuf {
+    output.join(abstraction.id())
+}
+
+/// What the next run expects of a pattern database (keyed as [`expected`]'s).
+pub fn expected_pattern(abstraction: &dyn Abstraction, out: &mut HashMap<String, Expected>) {
+    out.insert(
+        format!("{}/{}", abstraction.id(), files::PATTERN),
+        Expected::Fingerprint(patterns::fingerprint(abstraction)),
+    );
+}
+
+/// The verified, current database of `abstraction` under `root`; `Ok(None)` when there is none
+/// or it was built for other parameters, an error when it is there but corrupt.
+pub fn open_pattern(
+    root: &Path,
+    abstraction: &dyn Abstraction,
+) -> Result<Option<patterns::Database>, StageError> {
+    let path = pattern_dir(root, abstraction).join(files::PATTERN);
+    match Artifact::peek_header(&path) {
+        Ok(h) if h.fingerprint == patterns::fingerprint(abstraction) => {
+            patterns::Database::open(&path, abstraction).map(Some)
+        }
+        Ok(_) => Ok(None),
+        Err(huarong_core::ArtifactError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
     }
 }
 

@@ -114,6 +114,48 @@ pub fn summary(spaces: &[&SpaceReport], columns: &[(&'static str, Value)]) -> Ta
     .opt_u64("answer", rows.iter().map(|(_, m)| m.answer).collect())
 }
 
+/// `patterns.parquet` (one row per pattern database: its id, placements, how many the search
+/// reached, the largest value, the sum of the values — the mean is `sum / reached` — and the
+/// bits per stored value) and `pattern_histogram.parquet` (placements per value).
+pub fn patterns(reports: &[crate::run::PatternReport]) -> (Table, Table) {
+    let list = Table::new()
+        .str("pattern", reports.iter().map(|p| p.id.clone()).collect())
+        .u64("placements", reports.iter().map(|p| p.placements).collect())
+        .u64(
+            "reached",
+            reports.iter().map(|p| p.counts.iter().sum()).collect(),
+        )
+        .u32("max", reports.iter().map(|p| p.max as u32).collect())
+        .u64(
+            "sum",
+            reports
+                .iter()
+                .map(|p| {
+                    p.counts
+                        .iter()
+                        .enumerate()
+                        .map(|(v, &c)| v as u64 * c)
+                        .sum()
+                })
+                .collect(),
+        )
+        .u32("bits", reports.iter().map(|p| p.bits).collect());
+    let rows: Vec<(&str, u32, u64)> = reports
+        .iter()
+        .flat_map(|p| {
+            p.counts
+                .iter()
+                .enumerate()
+                .map(move |(v, &c)| (p.id.as_str(), v as u32, c))
+        })
+        .collect();
+    let histogram = Table::new()
+        .str("pattern", rows.iter().map(|r| r.0.to_owned()).collect())
+        .u32("value", rows.iter().map(|r| r.1).collect())
+        .u64("placements", rows.iter().map(|r| r.2).collect());
+    (list, histogram)
+}
+
 /// A column of values of one type.
 fn concat(values: &[Value]) -> huarong_core::Column {
     use huarong_core::Column;

@@ -420,6 +420,7 @@ enum SourceJson<'a> {
     Tables(std::borrow::Cow<'a, str>),
     Explored(u64),
     Searched(bool),
+    Patterns { databases: &'a [String], nodes: u64 },
 }
 
 impl<'a> From<&'a Source> for SourceJson<'a> {
@@ -428,6 +429,10 @@ impl<'a> From<&'a Source> for SourceJson<'a> {
             Source::Tables(dir) => SourceJson::Tables(dir.to_string_lossy()),
             Source::Explored(n) => SourceJson::Explored(*n),
             Source::Searched => SourceJson::Searched(true),
+            Source::Patterns { databases, nodes } => SourceJson::Patterns {
+                databases,
+                nodes: *nodes,
+            },
         }
     }
 }

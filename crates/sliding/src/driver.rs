@@ -3,15 +3,18 @@
 //! explored from their board; `answer` is the board's own distance to the goal), and
 //! `huarong solve --puzzle FILE` / `huarong render --puzzle FILE`.
 
+use huarong_core::abstraction::{Database, Values};
 use huarong_core::driver::{
-    Driver, Instance, Plan, Section, SectionInput, SolveError, SolveRequest, SolvedPath, Solver,
-    SpaceSpec, SpaceView, Step,
+    Driver, Informed, Instance, Plan, Section, SectionInput, SolveError, SolveRequest, SolvedPath,
+    Solver, SpaceSpec, SpaceView, Step,
 };
 use huarong_core::picture::Picture;
 use huarong_core::table::Value;
 use huarong_core::{Puzzle, metric_index};
 use serde::Deserialize;
 
+use crate::ida::{self, Heuristic};
+use crate::pattern::{Pattern, TileBoard};
 use crate::search::{self, Outcome};
 use crate::tiles::Tiles;
 use crate::{METRICS, SlidingPuzzle};
@@ -28,6 +31,22 @@ struct Config {
     metrics: Vec<String>,
     #[serde(default)]
     state_tables: Option<bool>,
+    #[serde(default)]
+    patterns: Option<Groups>,
+    #[serde(default = "yes")]
+    spaces: bool,
+}
+
+/// `patterns = true` (the default partition) or the groups as their tiles' letters.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Groups {
+    Default(bool),
+    Listed(Vec<String>),
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn all_metrics() -> Vec<String> {
@@ -46,6 +65,10 @@ pub struct SlidingSection {
     pub metrics: Vec<usize>,
     /// Per-position tables: as the section says, or by size ([`STATE_TABLES_UP_TO`]).
     pub state_tables: Option<bool>,
+    /// Each puzzle's pattern databases (empty: none).
+    pub patterns: Vec<Vec<Pattern>>,
+    /// Whether the puzzles' own spaces are built (off: only their pattern databases).
+    pub spaces: bool,
 }
 
 /// The space a puzzle's positions are counted in: the sliding tiles as a ranked space (a dense
@@ -64,6 +87,31 @@ fn space_code(tiles: Option<&Tiles>, code: u64) -> Option<u64> {
         Some(t) => t.from_sliding(code),
         None => Some(code),
     }
+}
+
+/// The pattern databases a section asks of one puzzle: its groups, disjoint.
+fn patterns_of(puzzle: &SlidingPuzzle, groups: &Groups) -> Result<Vec<Pattern>, String> {
+    let board = TileBoard::new(puzzle)?;
+    let letters = match groups {
+        Groups::Listed(g) => g.clone(),
+        Groups::Default(_) => board.default_groups(),
+    };
+    huarong_core::driver::no_repeats("groups", &letters)?;
+    let mut used: Vec<u8> = Vec::new();
+    let mut out = Vec::new();
+    for g in &letters {
+        let p = Pattern::new(&board, g)?;
+        if let Some(t) = p.tiles().iter().find(|t| used.contains(t)) {
+            return Err(format!(
+                "group {g:?}: tile {:?} is in an earlier group too (groups are disjoint, so \
+                 their databases add up)",
+                board.letters[*t as usize]
+            ));
+        }
+        used.extend(p.tiles());
+        out.push(p);
+    }
+    Ok(out)
 }
 
 /// The space id of a puzzle file: its name without folders and `.toml`.
@@ -106,7 +154,11 @@ impl Driver for SlidingDriver {
          puzzles = [\"puzzles/pennant.toml\"]       # one space per file, named by its stem\n\
          metrics = [\"step\", \"straight\", \"piece\"]\n\
          state_tables = true                      # per-position states/components tables\n\
-         #   (default: on up to 50,000,000 positions, off above)\n"
+         #   (default: on up to 50,000,000 positions, off above)\n\
+         patterns = false                         # sliding tiles: pattern databases too; true:\n\
+         #   the default groups (the fifteen puzzle: 7 and 8 tiles), or the groups' letters,\n\
+         #   e.g. [\"1234567\", \"89ABCDEF\"]\n\
+         spaces = true                            # false: only the pattern databases\n"
     }
 
     fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, String> {
@@ -136,10 +188,25 @@ impl Driver for SlidingDriver {
             })?;
             metrics.push(i);
         }
+        let patterns = match &c.patterns {
+            None | Some(Groups::Default(false)) => Vec::new(),
+            Some(groups) => puzzles
+                .iter()
+                .zip(&c.puzzles)
+                .map(|(p, path)| {
+                    patterns_of(p, groups).map_err(|e| format!("[sliding] patterns: {path}: {e}"))
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        if !c.spaces && patterns.is_empty() {
+            return Err("[sliding] spaces = false leaves nothing to build: add patterns".into());
+        }
         Ok(Box::new(SlidingSection {
             puzzles,
             metrics,
             state_tables: c.state_tables,
+            patterns,
+            spaces: c.spaces,
         }))
     }
 
@@ -171,7 +238,13 @@ impl Section for SlidingSection {
             })
             .collect();
         Plan {
-            spaces,
+            spaces: if self.spaces { spaces } else { Vec::new() },
+            patterns: self
+                .patterns
+                .iter()
+                .flatten()
+                .map(|p| Box::new(p.clone()) as Box<dyn huarong_core::Abstraction>)
+                .collect(),
             notes: Vec::new(),
         }
     }
@@ -239,6 +312,13 @@ impl PuzzleInstance {
             if crate::tiles::reaches_goal(&self.puzzle, self.start) == Some(false) {
                 return Ok(None);
             }
+            // Tiles beyond what a breadth-first search of `limit` states holds: IDA* over the
+            // Manhattan distance (Korf 1985), at most `limit` nodes.
+            if let Ok(board) = TileBoard::new(&self.puzzle)
+                && crate::tiles::count(&self.puzzle).is_some_and(|n| n > limit)
+            {
+                return Ok(self.ida(&board, Vec::new(), m, limit)?.0);
+            }
             return match search::solve(&self.puzzle, self.start, m, limit) {
                 Outcome::Path(p) => Ok(Some(p)),
                 Outcome::Unsolvable => Ok(None),
@@ -268,6 +348,51 @@ impl PuzzleInstance {
     }
 }
 
+impl PuzzleInstance {
+    /// An optimal path by IDA* over `databases` (and the Manhattan distance of the tiles they
+    /// leave out), at most `limit` nodes; and the nodes expanded. The tiles' parity is checked
+    /// first.
+    fn ida(
+        &self,
+        board: &TileBoard,
+        databases: Vec<(Pattern, Values<'_>)>,
+        m: usize,
+        limit: u64,
+    ) -> Result<(Option<Vec<u64>>, u64), SolveError> {
+        if crate::tiles::reaches_goal(&self.puzzle, self.start) == Some(false) {
+            return Ok((None, 0));
+        }
+        let heuristic = Heuristic::new(board, databases);
+        let (cells, blank) = board.position(&self.puzzle, self.start);
+        let (blanks, nodes) = match ida::solve(&heuristic, &cells, blank, limit) {
+            ida::Found::Path { blanks, nodes } => (blanks, nodes),
+            ida::Found::Limit(n) => return Err(SolveError::Nodes(n)),
+        };
+        // The blank's path as positions: each step the successor with the blank there.
+        let mut path = vec![self.start];
+        let mut next = Vec::new();
+        for &b in &blanks[1..] {
+            let here = *path.last().expect("the path starts non-empty");
+            next.clear();
+            self.puzzle.successors(here, m, &mut next);
+            let step = next
+                .iter()
+                .copied()
+                .find(|&c| board.position(&self.puzzle, c).1 == b)
+                .expect("the blank moves to a neighbouring cell");
+            path.push(step);
+        }
+        Ok((Some(path), nodes))
+    }
+
+    fn solved_path(&self, path: Vec<u64>) -> SolvedPath {
+        SolvedPath {
+            layouts: path.iter().map(|&c| self.puzzle.render(c)).collect(),
+            pictures: path.iter().map(|&c| self.puzzle.picture(c)).collect(),
+        }
+    }
+}
+
 impl Instance for PuzzleInstance {
     fn describe(&self) -> (&'static str, String) {
         ("puzzle", self.puzzle.name.clone())
@@ -292,10 +417,48 @@ impl Instance for PuzzleInstance {
     ) -> Result<Option<SolvedPath>, SolveError> {
         let m = metric_index(&self.puzzle, metric)
             .ok_or_else(|| SolveError::Metric(metric.to_owned()))?;
-        Ok(self.path(m, distance, limit)?.map(|p| SolvedPath {
-            layouts: p.iter().map(|&c| self.puzzle.render(c)).collect(),
-            pictures: p.iter().map(|&c| self.puzzle.picture(c)).collect(),
-        }))
+        Ok(self.path(m, distance, limit)?.map(|p| self.solved_path(p)))
+    }
+
+    /// Sliding tiles of at most 16 cells: `pattern-<rows>x<cols>-`.
+    fn pattern_prefix(&self) -> Option<String> {
+        TileBoard::new(&self.puzzle)
+            .ok()
+            .map(|b| b.pattern_prefix())
+    }
+
+    fn abstraction(&self, id: &str) -> Option<Box<dyn huarong_core::Abstraction>> {
+        let board = TileBoard::new(&self.puzzle).ok()?;
+        let letters = id.strip_prefix(&board.pattern_prefix())?;
+        Some(Box::new(Pattern::new(&board, letters).ok()?))
+    }
+
+    fn solve_informed(
+        &self,
+        metric: &str,
+        databases: &[Database<'_>],
+        limit: u64,
+    ) -> Result<Informed, SolveError> {
+        let m = metric_index(&self.puzzle, metric)
+            .ok_or_else(|| SolveError::Metric(metric.to_owned()))?;
+        let Ok(board) = TileBoard::new(&self.puzzle) else {
+            return Ok(Informed {
+                path: self.solve(metric, None, limit)?,
+                nodes: None,
+            });
+        };
+        let patterns = databases
+            .iter()
+            .filter_map(|d| {
+                let letters = d.id.strip_prefix(&board.pattern_prefix())?;
+                Some((Pattern::new(&board, letters).ok()?, d.values))
+            })
+            .collect();
+        let (path, nodes) = self.ida(&board, patterns, m, limit)?;
+        Ok(Informed {
+            path: path.map(|p| self.solved_path(p)),
+            nodes: Some(nodes),
+        })
     }
 
     fn picture(&self) -> Picture {

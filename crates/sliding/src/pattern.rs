@@ -181,21 +181,21 @@ impl Pattern {
         let mut not_first = 0u32;
         let mut not_last = 0u32;
         let mut next_to = [0u16; MAX_CELLS];
-        for c in 0..n {
+        for (c, next) in next_to.iter_mut().enumerate().take(n) {
             let (r, col) = (c / cols, c % cols);
             if col > 0 {
                 not_first |= 1 << c;
-                next_to[c] |= 1 << (c - 1);
+                *next |= 1 << (c - 1);
             }
             if col + 1 < cols {
                 not_last |= 1 << c;
-                next_to[c] |= 1 << (c + 1);
+                *next |= 1 << (c + 1);
             }
             if r > 0 {
-                next_to[c] |= 1 << (c - cols);
+                *next |= 1 << (c - cols);
             }
             if r + 1 < rows {
-                next_to[c] |= 1 << (c + cols);
+                *next |= 1 << (c + cols);
             }
         }
         Ok(Pattern {

@@ -62,6 +62,7 @@ impl Section for SolitaireSection {
         Plan {
             spaces: vec![space],
             notes: Vec::new(),
+            patterns: Vec::new(),
         }
     }
 

@@ -122,6 +122,7 @@ impl Section for SquareSection {
         Plan {
             spaces,
             notes: Vec::new(),
+            patterns: Vec::new(),
         }
     }
 

@@ -186,6 +186,15 @@ fn format_report(report: &RunReport) -> String {
             ]);
         }
     }
+    if !report.patterns.is_empty() {
+        out += "pattern databases:\n";
+        for p in &report.patterns {
+            out += &format!(
+                "  {:<28} {:>12} placements  max {:>2}  mean {:.3}  {} bits  ({}, {:.2} s)\n",
+                p.id, p.placements, p.max, p.mean, p.bits, p.log.outcome, p.log.seconds
+            );
+        }
+    }
     out += &format!(
         "parquet tables ({}, {:.2} s):\n",
         report.export_outcome, report.export_seconds

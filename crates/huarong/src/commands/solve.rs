@@ -73,6 +73,11 @@ pub struct Args {
     /// Most states a search may keep before it gives up (exit status 1).
     #[arg(long, value_name = "N", default_value_t = 50_000_000)]
     max_states: u64,
+    /// Solve every position of this file (one per line, rows joined by '/'; '#' starts a
+    /// comment) of the --puzzle, several at once: a line per position, in file order; with
+    /// --json one object per line: {"position", "moves", "path", "nodes", "seconds", "source"}.
+    #[arg(long, value_name = "FILE", requires = "puzzle", conflicts_with_all = ["layout", "svg"])]
+    positions: Option<PathBuf>,
     /// Also draw the solution into this SVG file (a grid of numbered frames).
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
@@ -88,6 +93,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         table_roots(args.tables.clone())?
     };
+    if let Some(file) = &args.positions {
+        return positions(&args, file, roots);
+    }
     let instance = match args.what.instance()? {
         Ok(i) => i,
         Err(code) => return Ok(code),
@@ -95,7 +103,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let atlas = pipeline::play::Atlas::searching(roots, args.max_states);
     let solution = match atlas.solve_instance(instance.as_ref(), args.metric.as_deref()) {
         Ok(s) => s,
-        Err(pipeline::solve::Error::Search(e @ SolveError::Limit(_))) => {
+        Err(pipeline::solve::Error::Search(e @ (SolveError::Limit(_) | SolveError::Nodes(_)))) => {
             warn(&format!("{}: {e} (raise --max-states)", instance.start()));
             return Ok(ExitCode::from(1));
         }
@@ -136,6 +144,7 @@ fn json(instance: &dyn Instance, metric: &str, solution: &pipeline::solve::Solut
     let source = match solution.source {
         pipeline::solve::Source::Tables(_) => "tables",
         pipeline::solve::Source::Explored(_) | pipeline::solve::Source::Searched => "search",
+        pipeline::solve::Source::Patterns { .. } => "patterns",
     };
     v.insert("source".into(), source.into());
     v.insert("path".into(), path.layouts.clone().into());
@@ -166,4 +175,123 @@ fn text(
         "{moves} moves ({metric} metric)\n\n{}",
         render::text::strips(frames, style, width)
     )
+}
+
+/// `--positions FILE`: every position of the file solved (as many at once as there are cores),
+/// one line each in file order. Exit status 0 when all are solved, 1 when one is unsolvable or
+/// its search gave up, 2 when a line is not a position of the puzzle (nothing is solved then).
+fn positions(args: &Args, file: &std::path::Path, roots: Vec<PathBuf>) -> anyhow::Result<ExitCode> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let text = std::fs::read_to_string(file)
+        .with_context(|| format!("reading the positions file {}", file.display()))?;
+    let puzzle = args.what.puzzle.as_ref().expect("clap requires --puzzle");
+    let puzzle_text = std::fs::read_to_string(puzzle)
+        .with_context(|| format!("reading the puzzle file {}", puzzle.display()))?;
+    let puzzle_path = puzzle.to_string_lossy().into_owned();
+    let request = |position: &str| {
+        pipeline::solve::instance(&SolveRequest {
+            position: Some(position),
+            puzzle: Some((&puzzle_path, &puzzle_text)),
+            goal: args.what.goal.as_deref(),
+        })
+    };
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.split('#').next().unwrap_or("").trim()))
+        .filter(|(_, l)| !l.is_empty())
+        .collect();
+    // Every line is read before anything is solved.
+    for (line, position) in &lines {
+        if let Err(e) = request(position) {
+            warn(&format!("error: {}:{line}: {e}", file.display()));
+            return Ok(ExitCode::from(2));
+        }
+    }
+    let atlas = pipeline::play::Atlas::searching(roots, args.max_states);
+    let next = AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<(String, bool)>>> =
+        lines.iter().map(|_| Default::default()).collect();
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(lines.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let Some((_, position)) = lines.get(k) else {
+                        break;
+                    };
+                    let instance = request(position).expect("every line was read above");
+                    let t = std::time::Instant::now();
+                    let solved = atlas.solve_instance(instance.as_ref(), args.metric.as_deref());
+                    let seconds = t.elapsed().as_secs_f64();
+                    let out = position_line(args.json, position, solved, seconds);
+                    *results[k].lock().expect("no worker panics holding it") = Some(out);
+                }
+            });
+        }
+    });
+    let mut out = String::new();
+    let mut all = true;
+    for r in results {
+        let (line, ok) = r
+            .into_inner()
+            .expect("no worker panicked")
+            .expect("every position was solved");
+        out += &line;
+        all &= ok;
+    }
+    emit(&out)?;
+    Ok(if all {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// One position's line of `--positions`, and whether it was solved.
+fn position_line(
+    json: bool,
+    position: &str,
+    solved: Result<pipeline::solve::Solution, pipeline::solve::Error>,
+    seconds: f64,
+) -> (String, bool) {
+    let (path, nodes, source, error) = match &solved {
+        Ok(s) => {
+            let (nodes, source) = match &s.source {
+                pipeline::solve::Source::Patterns { nodes, .. } => (Some(*nodes), "patterns"),
+                pipeline::solve::Source::Tables(_) => (None, "tables"),
+                _ => (None, "search"),
+            };
+            (s.path.as_ref(), nodes, source, None)
+        }
+        Err(e) => (None, None, "search", Some(e.to_string())),
+    };
+    let moves = path.map(|p| p.layouts.len() - 1);
+    let ok = moves.is_some();
+    if json {
+        let mut v = serde_json::Map::new();
+        v.insert("position".into(), position.into());
+        v.insert("moves".into(), moves.into());
+        v.insert(
+            "path".into(),
+            path.map(|p| p.layouts.clone()).unwrap_or_default().into(),
+        );
+        v.insert("nodes".into(), nodes.into());
+        v.insert("seconds".into(), seconds.into());
+        v.insert("source".into(), source.into());
+        if let Some(e) = error {
+            v.insert("error".into(), e.into());
+        }
+        return (format!("{}\n", serde_json::Value::Object(v)), ok);
+    }
+    let what = match (moves, error) {
+        (Some(m), _) => format!("{m} moves"),
+        (None, Some(e)) => e,
+        (None, None) => "unsolvable".into(),
+    };
+    let nodes = nodes.map_or(String::new(), |n| format!("  {n} nodes"));
+    (format!("{position}  {what}{nodes}  {seconds:.3} s\n"), ok)
 }
