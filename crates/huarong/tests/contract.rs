@@ -86,15 +86,20 @@ fn families() -> Vec<Family> {
              samples = {samples}\nseed = {seed}\n"
         ))
     };
+    let sliding_with =
+        |stems: &[&str], metrics: &str, tables: &str, patterns: &str, spaces: bool| {
+            let files: Vec<String> = stems
+                .iter()
+                .map(|s| format!("\"@ROOT@/{s}.toml\""))
+                .collect();
+            doc(&format!(
+                "[sliding]\npuzzles = [{}]\nmetrics = {metrics}\nstate_tables = {tables}\n\
+             patterns = {patterns}\nspaces = {spaces}\n",
+                files.join(", ")
+            ))
+        };
     let sliding = |stems: &[&str], metrics: &str, tables: &str| {
-        let files: Vec<String> = stems
-            .iter()
-            .map(|s| format!("\"@ROOT@/{s}.toml\""))
-            .collect();
-        doc(&format!(
-            "[sliding]\npuzzles = [{}]\nmetrics = {metrics}\nstate_tables = {tables}\n",
-            files.join(", ")
-        ))
+        sliding_with(stems, metrics, tables, "false", true)
     };
     let (u, l) = ("[\"unlabeled\", \"labeled\"]", "[\"unlabeled\"]");
     let (sp, ssp) = (
@@ -241,6 +246,25 @@ fn families() -> Vec<Family> {
                     text: sliding(&["five", "rush"], sp, "false"),
                     files: vec![],
                     rebuilt: &[EXPORT],
+                },
+                // The sliding tiles' pattern databases (the five puzzle's default group, all
+                // five tiles); Rush Hour has none.
+                Case {
+                    keys: &["patterns"],
+                    text: sliding_with(&["five", "rush"], sp, "true", "true", true),
+                    files: vec![],
+                    rebuilt: &[("pattern-2x3-12345", "patterns"), EXPORT],
+                },
+                // Only the databases: the spaces' artifacts are removed, not rebuilt.
+                Case {
+                    keys: &["patterns", "spaces"],
+                    text: sliding_with(&["five", "rush"], sp, "true", "[\"12\", \"345\"]", false),
+                    files: vec![],
+                    rebuilt: &[
+                        ("pattern-2x3-12", "patterns"),
+                        ("pattern-2x3-345", "patterns"),
+                        EXPORT,
+                    ],
                 },
                 // A puzzle file edited in place: another goal for the red car. The positions
                 // and moves are the same; the distances and the export are rebuilt.

@@ -154,15 +154,14 @@ fn the_state_budget_stops_a_search_with_a_message() {
     let o = huarong(&[
         "solve",
         "--puzzle",
-        &puzzle("fifteen-korf-1.toml"),
-        "--metric",
-        "step",
+        &puzzle("century.toml"),
+        "--cold",
         "--max-states",
-        "100000",
+        "1000",
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("gave up after 100000 states"),
+        stderr(&o).contains("gave up after 1000 states"),
         "{}",
         stderr(&o)
     );
@@ -281,9 +280,10 @@ fn an_unsolvable_fifteen_puzzle_is_answered_at_once() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o).trim(),
-        "DEF7/BC95/6.21/48A3 cannot reach the goal in the step metric"
+        "unsolvable: DEF7/BC95/6.21/48A3 cannot reach the goal in the step metric"
     );
-    // The solvable original still searches (and gives up at the budget).
+    // The solvable original is searched by IDA* (no pattern databases under the empty table
+    // root: the Manhattan distance), and gives up at the budget of expanded nodes.
     let o = huarong(&[
         "solve",
         "--puzzle",
@@ -292,9 +292,11 @@ fn an_unsolvable_fifteen_puzzle_is_answered_at_once() {
         "step",
         "--max-states",
         "1000",
+        "--tables",
+        dir.path().to_str().unwrap(),
     ]);
     assert!(
-        stderr(&o).contains("gave up after 1000 states"),
+        stderr(&o).contains("gave up after expanding 1000 nodes"),
         "{}",
         stderr(&o)
     );

@@ -188,16 +188,47 @@ impl Driver for SlidingDriver {
             })?;
             metrics.push(i);
         }
-        let patterns = match &c.patterns {
+        // Every sliding-tiles puzzle's databases; other puzzles have none.
+        let patterns: Vec<Vec<Pattern>> = match &c.patterns {
             None | Some(Groups::Default(false)) => Vec::new(),
-            Some(groups) => puzzles
-                .iter()
-                .zip(&c.puzzles)
-                .map(|(p, path)| {
-                    patterns_of(p, groups).map_err(|e| format!("[sliding] patterns: {path}: {e}"))
-                })
-                .collect::<Result<_, _>>()?,
+            Some(groups) => {
+                let tiles: Vec<(&SlidingPuzzle, &String)> = puzzles
+                    .iter()
+                    .zip(&c.puzzles)
+                    .filter(|(p, _)| crate::tiles::count(p).is_some())
+                    .collect();
+                if tiles.is_empty() {
+                    return Err(
+                        "[sliding] patterns: no puzzle of the section is sliding tiles \
+                                (every piece 1×1 and told apart, one blank, no walls)"
+                            .into(),
+                    );
+                }
+                tiles
+                    .into_iter()
+                    .map(|(p, path)| {
+                        patterns_of(p, groups)
+                            .map_err(|e| format!("[sliding] patterns: {path}: {e}"))
+                    })
+                    .collect::<Result<_, _>>()?
+            }
         };
+        // Two puzzles may share a database (same board and goal cells), not its folder.
+        let mut seen: Vec<(String, u64)> = Vec::new();
+        for p in patterns.iter().flatten() {
+            let mut key = huarong_core::Fingerprint::new("pattern", 1);
+            huarong_core::Abstraction::parameters(p, &mut key);
+            let (id, fp) = (huarong_core::Abstraction::id(p), key.finish());
+            match seen.iter().find(|(i, _)| *i == id) {
+                Some((_, f)) if *f != fp => {
+                    return Err(format!(
+                        "[sliding] patterns: two puzzles ask for {id} with other goal cells; \
+                         give them other groups or separate pipelines"
+                    ));
+                }
+                _ => seen.push((id, fp)),
+            }
+        }
         if !c.spaces && patterns.is_empty() {
             return Err("[sliding] spaces = false leaves nothing to build: add patterns".into());
         }
@@ -239,12 +270,19 @@ impl Section for SlidingSection {
             .collect();
         Plan {
             spaces: if self.spaces { spaces } else { Vec::new() },
-            patterns: self
-                .patterns
-                .iter()
-                .flatten()
-                .map(|p| Box::new(p.clone()) as Box<dyn huarong_core::Abstraction>)
-                .collect(),
+            patterns: {
+                let mut out: Vec<Box<dyn huarong_core::Abstraction>> = Vec::new();
+                for p in self.patterns.iter().flatten() {
+                    // The same database for two puzzles is built once.
+                    if !out
+                        .iter()
+                        .any(|a| a.id() == huarong_core::Abstraction::id(p))
+                    {
+                        out.push(Box::new(p.clone()));
+                    }
+                }
+                out
+            },
             notes: Vec::new(),
         }
     }

@@ -112,7 +112,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let metric = solution.metric.as_str();
     let Some(path) = &solution.path else {
         warn(&format!(
-            "{} cannot reach the goal in the {metric} metric",
+            "unsolvable: {} cannot reach the goal in the {metric} metric",
             instance.start()
         ));
         return Ok(ExitCode::from(1));

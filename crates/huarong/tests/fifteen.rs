@@ -1,0 +1,138 @@
+//! The fifteen puzzle solved optimally as a user does it: `huarong run` builds pattern
+//! databases (a small 6-6-3 partition, built in about 4 s), then `huarong solve --positions`
+//! solves all of Korf's 100 instances by IDA* over them (about 2 s). Each length must be Korf's published optimum (puzzles/korf-100.txt, from Korf
+//! 1985), and each path is replayed here move by move on the rows as text: one tile slides into
+//! the adjacent blank per step, from the position to Korf's goal.
+
+mod common;
+
+use common::{huarong, ok, root, stderr};
+
+const GOAL: &str = ".123/4567/89AB/CDEF";
+
+/// The published instances: (position, optimal moves).
+fn korf() -> Vec<(String, usize)> {
+    std::fs::read_to_string(root().join("puzzles/korf-100.txt"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let (pos, rest) = l.split_once('#').unwrap();
+            let moves = rest.split(": ").nth(1).unwrap().split(' ').next().unwrap();
+            (pos.trim().to_owned(), moves.parse().unwrap())
+        })
+        .collect()
+}
+
+/// Whether `b` is `a` with one tile slid into the blank from an adjacent cell.
+fn one_move(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (
+        a.replace('/', "").chars().collect(),
+        b.replace('/', "").chars().collect(),
+    );
+    let blank = |v: &[char]| v.iter().position(|&c| c == '.').unwrap();
+    let (x, y) = (blank(&a), blank(&b));
+    let adjacent = (x / 4 == y / 4 && x.abs_diff(y) == 1) || x.abs_diff(y) == 4;
+    let mut swapped = a.clone();
+    swapped.swap(x, y);
+    adjacent && swapped == b
+}
+
+#[test]
+fn korfs_100_instances_are_solved_optimally_over_databases_the_pipeline_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("pdb");
+    let pipeline = dir.path().join("pdb.toml");
+    std::fs::write(
+        &pipeline,
+        format!(
+            "name = \"pdb\"\noutput = \"{}\"\n[sliding]\npuzzles = [\"{}\"]\nmetrics = [\"step\"]\n\
+             patterns = [\"123456\", \"789ABC\", \"DEF\"]\nspaces = false\n",
+            out.display(),
+            root().join("puzzles/fifteen.toml").display()
+        ),
+    )
+    .unwrap();
+    let log = ok(&["run", pipeline.to_str().unwrap()]);
+    assert!(log.contains("pattern-4x4-789ABC"), "{log}");
+    let all = korf();
+    assert_eq!(all.len(), 100);
+    let list = dir.path().join("positions.txt");
+    let text: String = all.iter().map(|(p, m)| format!("{p}  # {m}\n")).collect();
+    std::fs::write(&list, format!("# Korf's 100\n\n{text}")).unwrap();
+    let puzzle = root().join("puzzles/fifteen.toml");
+    let o = huarong(&[
+        "solve",
+        "--puzzle",
+        puzzle.to_str().unwrap(),
+        "--positions",
+        list.to_str().unwrap(),
+        "--tables",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = common::stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), all.len());
+    for (v, (position, optimum)) in lines.iter().zip(&all) {
+        assert_eq!(v["position"], position.as_str());
+        assert_eq!(v["moves"], *optimum, "{position}");
+        assert_eq!(v["source"], "patterns");
+        assert!(v["nodes"].as_u64().unwrap() > 0);
+        assert!(v["seconds"].as_f64().unwrap() >= 0.0);
+        let path: Vec<&str> = v["path"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap())
+            .collect();
+        assert_eq!(path.len(), optimum + 1);
+        assert_eq!(path[0], position);
+        assert_eq!(*path.last().unwrap(), GOAL);
+        assert!(path.windows(2).all(|w| one_move(w[0], w[1])), "{position}");
+    }
+}
+
+/// A bad line is named before anything is solved; an unsolvable position (two tiles swapped,
+/// the other parity) is answered at once, `moves` null, exit status 1.
+#[test]
+fn positions_files_name_bad_lines_and_answer_unsolvable_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let puzzle = root().join("puzzles/fifteen.toml");
+    let list = dir.path().join("bad.txt");
+    std::fs::write(
+        &list,
+        "# two positions\n.123/4567/89AB/CDEF\n.123/4567/89AB/CDE\n",
+    )
+    .unwrap();
+    let o = huarong(&[
+        "solve",
+        "--puzzle",
+        puzzle.to_str().unwrap(),
+        "--positions",
+        list.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bad.txt:3:"), "{}", stderr(&o));
+    std::fs::write(&list, "1.23/4567/89AB/CDEF\n.213/4567/89AB/CDEF\n").unwrap();
+    let o = huarong(&[
+        "solve",
+        "--puzzle",
+        puzzle.to_str().unwrap(),
+        "--positions",
+        list.to_str().unwrap(),
+        "--tables",
+        dir.path().to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let lines: Vec<serde_json::Value> = common::stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["moves"], 1);
+    assert_eq!(lines[1]["moves"], serde_json::Value::Null);
+}
