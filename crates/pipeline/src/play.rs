@@ -202,6 +202,11 @@ impl Atlas {
         let instance = instance(request)?;
         let (puzzle, code) = table_space(instance.as_ref())?;
         let metric = pick_metric(puzzle, metric)?;
+        if let Work::Allowed(cancel) = work
+            && let Some(p) = self.informed_position(request, instance.as_ref(), &metric, cancel)?
+        {
+            return Ok(Some(p));
+        }
         let Some(known) = self.knowledge(puzzle, code, &metric, work)? else {
             return Ok(None);
         };
@@ -311,6 +316,72 @@ impl Atlas {
             metric,
             source: known.source(),
         })
+    }
+
+    /// A position whose space no tables hold, answered by the family's heuristic search (as
+    /// [`Atlas::informed`] decides): its distance and every move's, each solved; the component
+    /// is the whole space (its size as the puzzle knows it, its farthest member unknown).
+    fn informed_position(
+        &self,
+        request: &SolveRequest<'_>,
+        instance: &dyn Instance,
+        metric: &str,
+        cancel: &Cancel,
+    ) -> Result<Option<Position>, Error> {
+        let (puzzle, code) = table_space(instance)?;
+        let key = space_key(puzzle);
+        let held = self
+            .tables(puzzle, key, metric, Work::Allowed(cancel))?
+            .flatten()
+            .is_some_and(|t| t.tables.states.lookup(puzzle, code).is_some());
+        if held {
+            return Ok(None);
+        }
+        let Some(solution) = self.informed(instance, puzzle, metric)? else {
+            return Ok(None);
+        };
+        let distance = |s: &Solution| s.path.as_ref().map(|p| (p.layouts.len() - 1) as u16);
+        let picture = instance.picture();
+        let mut moves = Vec::new();
+        for step in instance.moves(metric)? {
+            if cancel.is_cancelled() {
+                return Err(Error::Cancelled);
+            }
+            let next = SolveRequest {
+                position: Some(&step.position),
+                ..*request
+            };
+            let next = crate::solve::instance(&next)?;
+            let solved = self
+                .informed(next.as_ref(), puzzle, metric)?
+                .expect("the same space, the same databases");
+            moves.push(Move {
+                distance: distance(&solved),
+                piece: picture.moved_from(&step.picture),
+                cells: step
+                    .picture
+                    .moved_from(&picture)
+                    .map(|k| step.picture.cells_of(k))
+                    .unwrap_or_default(),
+                position: step.position,
+                picture: step.picture,
+            });
+        }
+        Ok(Some(Position {
+            position: instance.start(),
+            picture,
+            metrics: puzzle.metrics().to_vec(),
+            distance: distance(&solution),
+            goal: puzzle.is_goal(code),
+            moves,
+            component: Component {
+                size: puzzle.size_hint().unwrap_or(0),
+                farthest: String::new(),
+                farthest_distance: None,
+            },
+            source: solution.source,
+            metric: metric.to_owned(),
+        }))
     }
 
     /// The family's heuristic search, when the instance has one and either pattern databases of

@@ -301,3 +301,60 @@ async fn bad_requests_get_a_json_error_naming_the_problem() {
     let p = ok(&mut again, &position(HENGDAO, "piece")).await;
     assert_eq!(p["distance"], 81);
 }
+
+/// The fifteen puzzle (10^13 positions, no tables) on the page: with pattern databases under
+/// the roots (a 5-5-5 partition a pipeline builds in about a second), a position and its
+/// solution come from IDA* over them — Korf's instance 9, 46 moves (Korf 1985) — and each
+/// move's distance is one more or one less.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifteen_puzzle_positions_are_solved_over_pattern_databases() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "name = \"pdb\"\noutput = \"unused\"\n[sliding]\npuzzles = [\"{}\"]\nmetrics = [\"step\"]\n\
+         patterns = [\"12345\", \"6789A\", \"BCDEF\"]\nspaces = false\n",
+        repo().join("puzzles/fifteen.toml").display()
+    );
+    let read = |f: &str| std::fs::read_to_string(f).map_err(|e| e.to_string());
+    let pipeline = Pipeline::parse_with(&text, &read).unwrap();
+    run_pipeline(&pipeline, Some(dir.path()), &RunOptions::default()).unwrap();
+    let addr = start(vec![dir.path().to_owned()]).await;
+    let mut c = Connection::open(addr).await.unwrap();
+    let korf9 = encode("3E9B/5482/DC67/A1F.");
+    let s = ok(
+        &mut c,
+        &format!("/api/solve?puzzle=fifteen&position={korf9}&metric=step"),
+    )
+    .await;
+    assert_eq!(s["moves"], 46);
+    assert_eq!(
+        s["source"]["patterns"]["databases"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    assert!(s["source"]["patterns"]["nodes"].as_u64().unwrap() > 0);
+    let p = ok(
+        &mut c,
+        &format!("/api/position?puzzle=fifteen&position={korf9}&metric=step"),
+    )
+    .await;
+    assert_eq!(p["distance"], 46);
+    assert_eq!(p["component"]["size"], 10_461_394_944_000u64);
+    let moves = p["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 2);
+    assert!(
+        moves
+            .iter()
+            .all(|m| m["distance"] == 45 || m["distance"] == 47)
+    );
+    assert!(moves.iter().any(|m| m["distance"] == 45));
+    // Two tiles swapped: unsolvable at once.
+    let swapped = encode("E39B/5482/DC67/A1F.");
+    let s = ok(
+        &mut c,
+        &format!("/api/solve?puzzle=fifteen&position={swapped}&metric=step"),
+    )
+    .await;
+    assert_eq!(s["solvable"], false);
+}

@@ -283,7 +283,18 @@ impl Section for SlidingSection {
                 }
                 out
             },
-            notes: Vec::new(),
+            notes: self
+                .puzzles
+                .iter()
+                .filter(|p| crate::tiles::reaches_goal(p, p.start) == Some(false))
+                .map(|p| {
+                    format!(
+                        "unsolvable: {}: its board cannot reach the goal (the tiles' parity \
+                         differs): no position of its space has a distance",
+                        p.stem
+                    )
+                })
+                .collect(),
         }
     }
 
@@ -542,6 +553,26 @@ mod tests {
                 s.states_table
             })
             .collect()
+    }
+
+    /// A tiles board of the other parity than its goal is named unsolvable in the run's notes.
+    #[test]
+    fn an_unsolvable_board_is_noted() {
+        let text = "[sliding]\npuzzles = [\"swapped.toml\"]\n";
+        let read = |_: &str| {
+            Ok(
+                "name = \"s\"\nlabeled = true\nboard = \"213\\n45.\"\ngoal = \"123\\n45.\"\n"
+                    .into(),
+            )
+        };
+        let input = SectionInput::new("sliding", text, &read);
+        let plan = SlidingDriver.load(&input).unwrap().spaces();
+        assert_eq!(plan.notes.len(), 1);
+        assert!(
+            plan.notes[0].starts_with("unsolvable: swapped:"),
+            "{:?}",
+            plan.notes
+        );
     }
 
     /// Per-position tables by default for the 8-puzzle (181,440 positions), not for the
