@@ -67,6 +67,8 @@ def main(out: Path) -> None:
              "omnigravity": check_omnigravity, "square-destroyer": check_square_destroyer}
     if puzzle in known:
         known[puzzle](out, summary, records)
+    if (out / "patterns.parquet").exists():
+        check_patterns(out)
     readers_agree(out)
     print(f"{out.name}: {checked} summary rows recomputed from the states tables or distributions; "
           f"{len(list(out.glob('*.parquet')))} files agree across polars, duckdb and pyarrow")
@@ -94,6 +96,41 @@ def check_against_distributions(out: Path, row: dict) -> None:
     degrees = pl.read_parquet(out / "degree_histogram.parquet").filter(pick)
     assert degrees["states"].sum() == row["states"], row
     assert (degrees["degree"] * degrees["states"]).sum() == 2 * row["edges"], row
+
+
+def check_patterns(out: Path) -> None:
+    """Pattern databases: each one's figures against its histogram and its size (n!/(n-k)!
+    placements of k tiles on n cells); a group of every tile is the whole puzzle, so its values
+    are the puzzle's own distances: its histogram must be the step-metric distance histogram
+    of the space with as many positions."""
+    from math import factorial, perm
+
+    pats = pl.read_parquet(out / "patterns.parquet")
+    hist = pl.read_parquet(out / "pattern_histogram.parquet")
+    dist = pl.read_parquet(out / "distance_histogram.parquet").filter(pl.col("metric") == "step")
+    summary = pl.read_parquet(out / "summary.parquet").filter(pl.col("metric") == "step")
+    whole = 0
+    for row in pats.iter_rows(named=True):
+        h = hist.filter(pl.col("pattern") == row["pattern"]).sort("value")
+        assert h["placements"].sum() == row["reached"], row
+        assert (h["value"].cast(pl.UInt64) * h["placements"]).sum() == row["sum"], row
+        assert h["value"].max() == row["max"], row
+        size, tiles = row["pattern"].split("-")[1:]
+        rows, cols = map(int, size.split("x"))
+        n = rows * cols
+        assert row["placements"] == perm(n, len(tiles)), row
+        if len(tiles) == n - 1:
+            assert row["reached"] == factorial(n) // 2, row
+            spaces = summary.filter(pl.col("states") == row["reached"])["space"].to_list()
+            matches = [
+                s for s in spaces
+                if dist.filter(pl.col("space") == s).sort("distance")["states"].to_list()
+                == h["placements"].to_list()
+            ]
+            assert matches, (row["pattern"], spaces)
+            whole += 1
+    print(f"{out.name}: {pats.height} pattern databases consistent, {whole} equal to their "
+          "puzzle's distance distribution")
 
 
 def check_solitaire(out: Path, summary: pl.DataFrame, records: pl.DataFrame) -> None:

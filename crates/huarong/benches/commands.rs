@@ -1,8 +1,9 @@
 //! The benchmark is the command: `huarong run` of the README's pipelines as a user runs them,
 //! next to a plain single-threaded breadth-first search of the same space in the same run.
 //!
-//! `cargo bench --workspace --bench commands -- [main|eleven|universe ...] [--runs N]`
-//! (all three by default, 5 runs each). For each pipeline, the release binary runs
+//! `cargo bench --workspace --bench commands -- [main|eleven|universe|fifteen ...] [--runs N]`
+//! (the first three by default, 5 runs each; `fifteen`: the fifteen puzzle's pattern databases
+//! and Korf's 100 instances, see [`fifteen`]). For each pipeline, the release binary runs
 //! `huarong run PIPELINE -o DIR -q`:
 //!
 //! * **fresh**: `DIR` removed and `sync` before each run (untimed): a first run;
@@ -54,22 +55,34 @@ fn bytes_under(dir: &Path) -> u64 {
 
 /// Runs `huarong run pipeline -o out -q [--force]` and measures it.
 fn run_command(pipeline: &str, out: &Path, force: bool) -> Measure {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_huarong"));
-    cmd.arg("run")
-        .arg(pipeline)
-        .arg("-o")
-        .arg(out)
-        .arg("-q")
-        .current_dir(root())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit());
+    let mut args = vec!["run", pipeline, "-o", out.to_str().unwrap(), "-q"];
     if force {
-        cmd.arg("--force");
+        args.push("--force");
     }
+    let (mut m, _) = huarong(&args);
+    m.bytes = bytes_under(out);
+    m
+}
+
+/// Runs `huarong ARGS` from the repository's root and measures it; its standard output.
+fn huarong(args: &[&str]) -> (Measure, String) {
+    use std::io::Read;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_huarong"));
+    cmd.args(args)
+        .current_dir(root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
     let start = Instant::now();
     // Reaped by wait4 below (which reads its peak RSS), not by `Child::wait`.
     #[allow(clippy::zombie_processes)]
-    let child = cmd.spawn().expect("the huarong binary runs");
+    let mut child = cmd.spawn().expect("the huarong binary runs");
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
     let mut status = 0;
     // SAFETY: a zeroed rusage is a valid value for wait4 to fill in.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -79,13 +92,14 @@ fn run_command(pipeline: &str, out: &Path, force: bool) -> Measure {
     assert_eq!(pid, child.id() as libc::pid_t, "wait4 failed");
     assert!(
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "huarong run {pipeline} failed"
+        "huarong {args:?} failed"
     );
-    Measure {
+    let m = Measure {
         seconds,
         peak_rss: usage.ru_maxrss as u64 * 1024,
-        bytes: bytes_under(out),
-    }
+        bytes: 0,
+    };
+    (m, stdout)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -253,6 +267,93 @@ fn universe(runs: usize, scratch: &Path) {
     );
 }
 
+/// Korf's 100 fifteen-puzzle instances and their published optima (puzzles/korf-100.txt).
+fn korf_optima() -> Vec<u64> {
+    std::fs::read_to_string(root().join("puzzles/korf-100.txt"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let n = l.split(": ").nth(1).unwrap().split(' ').next().unwrap();
+            n.parse().unwrap()
+        })
+        .collect()
+}
+
+/// The fifteen puzzle's pattern databases built by `huarong run` (fresh folder, `sync` first)
+/// for three partitions, then Korf's 100 instances solved by one
+/// `huarong solve --positions puzzles/korf-100.txt --json` over each: the median wall time and
+/// peak RSS of each command, the nodes IDA* expanded (every length asserted equal to Korf's
+/// published optimum). The 7-8 build runs at most 3 times (about 4 minutes each).
+fn fifteen(runs: usize, scratch: &Path) {
+    let optima = korf_optima();
+    println!("Fifteen puzzle: pattern databases, then Korf's 100 instances by IDA*");
+    for (name, groups, builds) in [
+        ("5-5-5", "[\"12345\", \"6789A\", \"BCDEF\"]", runs),
+        ("6-6-3", "[\"123456\", \"789ABC\", \"DEF\"]", runs),
+        ("7-8", "[\"1234567\", \"89ABCDEF\"]", runs.min(3)),
+    ] {
+        let out = scratch.join(format!("fifteen-{name}"));
+        let file = scratch.join(format!("fifteen-{name}.toml"));
+        std::fs::write(
+            &file,
+            format!(
+                "name = \"fifteen-{name}\"\noutput = \"{}\"\n[sliding]\n\
+                 puzzles = [\"puzzles/fifteen.toml\"]\nmetrics = [\"step\"]\npatterns = {groups}\n\
+                 spaces = false\n",
+                out.display()
+            ),
+        )
+        .unwrap();
+        let mut built = Vec::new();
+        for _ in 0..builds {
+            let _ = std::fs::remove_dir_all(&out);
+            sync();
+            built.push(run_command(file.to_str().unwrap(), &out, false));
+        }
+        let mut solved = Vec::new();
+        let mut nodes = 0;
+        for _ in 0..runs {
+            let (m, stdout) = huarong(&[
+                "solve",
+                "--puzzle",
+                "puzzles/fifteen.toml",
+                "--positions",
+                "puzzles/korf-100.txt",
+                "--tables",
+                out.to_str().unwrap(),
+                "--json",
+            ]);
+            let lines: Vec<serde_json::Value> = stdout
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            let moves: Vec<u64> = lines.iter().map(|v| v["moves"].as_u64().unwrap()).collect();
+            assert_eq!(moves, optima, "{name}: the published optima");
+            nodes = lines
+                .iter()
+                .map(|v| v["nodes"].as_u64().unwrap())
+                .sum::<u64>();
+            solved.push(m);
+        }
+        let med = |v: &[Measure], f: &dyn Fn(&Measure) -> f64| median(v.iter().map(f).collect());
+        println!(
+            "  {name:<5} build  median {:>7.2} s of {builds}  peak RSS {:.2} GB  written {:.2} GB",
+            med(&built, &|m| m.seconds),
+            med(&built, &|m| m.peak_rss as f64) / 1e9,
+            built.last().unwrap().bytes as f64 / 1e9,
+        );
+        println!(
+            "  {name:<5} solve  median {:>7.3} s of {runs} for the 100  peak RSS {:.2} GB  \
+             {} nodes expanded ({} per instance)",
+            med(&solved, &|m| m.seconds),
+            med(&solved, &|m| m.peak_rss as f64) / 1e9,
+            nodes,
+            nodes / 100
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let runs = args
@@ -264,9 +365,10 @@ fn main() {
     let picked: Vec<&str> = args
         .iter()
         .map(String::as_str)
-        .filter(|a| ["main", "eleven", "universe"].contains(a))
+        .filter(|a| ["main", "eleven", "universe", "fifteen"].contains(a))
         .collect();
-    let wants = |name: &str| picked.is_empty() || picked.contains(&name);
+    // The fifteen puzzle's databases (about 15 minutes) only when asked for.
+    let wants = |name: &str| (picked.is_empty() && name != "fifteen") || picked.contains(&name);
     let scratch = tempfile::tempdir().unwrap();
     if wants("main") {
         main_job(runs, scratch.path());
@@ -276,5 +378,8 @@ fn main() {
     }
     if wants("universe") {
         universe(runs, scratch.path());
+    }
+    if wants("fifteen") {
+        fifteen(runs, scratch.path());
     }
 }

@@ -53,6 +53,15 @@ fn korfs_100_instances_are_solved_optimally_over_databases_the_pipeline_built() 
         ),
     )
     .unwrap();
+    // Beyond the run's memory bound (1,000 states at 32 bytes: 32 kB), refused before any work.
+    let o = huarong(&["run", pipeline.to_str().unwrap(), "--max-states", "1000"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("pattern database pattern-4x4-123456: 5,765,760 placements need"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists(), "nothing was written");
     let log = ok(&["run", pipeline.to_str().unwrap()]);
     assert!(log.contains("pattern-4x4-789ABC"), "{log}");
     let all = korf();

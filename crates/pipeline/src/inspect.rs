@@ -8,8 +8,11 @@ use export::TextTable;
 /// The readable contents of an output folder.
 #[derive(Debug, Clone)]
 pub struct Inspection {
-    pub summary: TextTable,
-    pub records: TextTable,
+    /// `summary.parquet` and the first records, when the folder has spaces.
+    pub summary: Option<TextTable>,
+    pub records: Option<TextTable>,
+    /// `patterns.parquet`, when the folder has pattern databases.
+    pub patterns: Option<TextTable>,
     /// Every Parquet file: name, rows, columns, bytes.
     pub tables: Vec<TableSize>,
 }
@@ -25,7 +28,10 @@ pub struct TableSize {
 /// Why an output folder cannot be inspected.
 #[derive(Debug, thiserror::Error)]
 pub enum InspectError {
-    #[error("{0}: no summary.parquet — not a pipeline output folder (run `huarong run` first)")]
+    #[error(
+        "{0}: no summary.parquet or patterns.parquet — not a pipeline output folder (run \
+         `huarong run` first)"
+    )]
     NotAnOutput(PathBuf),
     #[error("{path}: {source}")]
     Io {
@@ -44,7 +50,8 @@ pub enum InspectError {
 /// Reads the summary, the first `rows` records and the size of every table in `dir`.
 pub fn inspect(dir: &Path, rows: usize) -> Result<Inspection, InspectError> {
     let summary_path = dir.join("summary.parquet");
-    if !summary_path.is_file() {
+    let patterns_path = dir.join("patterns.parquet");
+    if !summary_path.is_file() && !patterns_path.is_file() {
         return Err(InspectError::NotAnOutput(dir.to_owned()));
     }
     let io = |source| InspectError::Io {
@@ -64,8 +71,18 @@ pub fn inspect(dir: &Path, rows: usize) -> Result<Inspection, InspectError> {
             problem: bad.problem.clone().unwrap_or_default(),
         });
     }
-    let summary = export::read_text(&summary_path, usize::MAX)?;
-    let records = export::read_text(&dir.join("records.parquet"), rows)?;
+    let (summary, records) = if summary_path.is_file() {
+        (
+            Some(export::read_text(&summary_path, usize::MAX)?),
+            Some(export::read_text(&dir.join("records.parquet"), rows)?),
+        )
+    } else {
+        (None, None)
+    };
+    let patterns = patterns_path
+        .is_file()
+        .then(|| export::read_text(&patterns_path, usize::MAX))
+        .transpose()?;
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(io)?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -89,6 +106,7 @@ pub fn inspect(dir: &Path, rows: usize) -> Result<Inspection, InspectError> {
     Ok(Inspection {
         summary,
         records,
+        patterns,
         tables,
     })
 }

@@ -26,14 +26,23 @@ fn format_inspection(dir: &Path, seen: &pipeline::inspect::Inspection) -> String
             .map(|c| c.split(" (").next().unwrap_or(c).to_owned())
             .collect()
     };
-    let mut out = format!("{}\n\nsummary\n", dir.display());
-    out += &render::table(&strip_types(&seen.summary.columns), &seen.summary.rows);
-    out += &format!(
-        "\nrecords ({} of {} rows)\n",
-        seen.records.rows.len(),
-        seen.records.total_rows
-    );
-    out += &render::table(&strip_types(&seen.records.columns), &seen.records.rows);
+    let mut out = format!("{}\n", dir.display());
+    if let Some(summary) = &seen.summary {
+        out += "\nsummary\n";
+        out += &render::table(&strip_types(&summary.columns), &summary.rows);
+    }
+    if let Some(records) = &seen.records {
+        out += &format!(
+            "\nrecords ({} of {} rows)\n",
+            records.rows.len(),
+            records.total_rows
+        );
+        out += &render::table(&strip_types(&records.columns), &records.rows);
+    }
+    if let Some(patterns) = &seen.patterns {
+        out += "\npattern databases\n";
+        out += &render::table(&strip_types(&patterns.columns), &patterns.rows);
+    }
     out += "\ntables\n";
     let rows: Vec<Vec<String>> = seen
         .tables
