@@ -28,10 +28,10 @@ fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r notebooks/requirements.txt
 # The binary `cargo test` just built (same features, so no second build of polars).
 huarong="${CARGO_TARGET_DIR:-target}/release/huarong"
-# Every bundled pipeline but the heavy ones (the main job, the full universe and the eleven
-# puzzles: the main-job script and the benchmarks run those), each into its own folder named
-# after the file.
-heavy=" huarong klotski-universe sliding-tiles eleven "
+# Every bundled pipeline but the heavy ones (the main job, the full universe, the eleven
+# puzzles and the fifteen puzzle's 7-8 pattern databases: the main-job script and the
+# benchmarks run those), each into its own folder named after the file.
+heavy=" huarong klotski-universe sliding-tiles eleven fifteen-pdb "
 pipelines=()
 for file in pipelines/*.toml; do
   p=$(basename "$file" .toml)
