@@ -6,6 +6,8 @@
 
 mod common;
 
+use std::path::Path;
+
 use common::{huarong, ok, root, stderr};
 
 const GOAL: &str = ".123/4567/89AB/CDEF";
@@ -22,6 +24,27 @@ fn korf() -> Vec<(String, usize)> {
             (pos.trim().to_owned(), moves.parse().unwrap())
         })
         .collect()
+}
+
+/// `huarong solve --puzzle puzzles/fifteen.toml --positions LIST --tables TABLES --json`: its
+/// exit status and its lines.
+fn solve_positions(list: &Path, tables: &Path) -> (Option<i32>, Vec<serde_json::Value>) {
+    let puzzle = root().join("puzzles/fifteen.toml");
+    let o = huarong(&[
+        "solve",
+        "--puzzle",
+        puzzle.to_str().unwrap(),
+        "--positions",
+        list.to_str().unwrap(),
+        "--tables",
+        tables.to_str().unwrap(),
+        "--json",
+    ]);
+    let lines = common::stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (o.status.code(), lines)
 }
 
 /// Whether `b` is `a` with one tile slid into the blank from an adjacent cell.
@@ -69,22 +92,8 @@ fn korfs_100_instances_are_solved_optimally_over_databases_the_pipeline_built() 
     let list = dir.path().join("positions.txt");
     let text: String = all.iter().map(|(p, m)| format!("{p}  # {m}\n")).collect();
     std::fs::write(&list, format!("# Korf's 100\n\n{text}")).unwrap();
-    let puzzle = root().join("puzzles/fifteen.toml");
-    let o = huarong(&[
-        "solve",
-        "--puzzle",
-        puzzle.to_str().unwrap(),
-        "--positions",
-        list.to_str().unwrap(),
-        "--tables",
-        out.to_str().unwrap(),
-        "--json",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let lines: Vec<serde_json::Value> = common::stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (status, lines) = solve_positions(&list, &out);
+    assert_eq!(status, Some(0));
     assert_eq!(lines.len(), all.len());
     for (v, (position, optimum)) in lines.iter().zip(&all) {
         assert_eq!(v["position"], position.as_str());
@@ -127,21 +136,8 @@ fn positions_files_name_bad_lines_and_answer_unsolvable_ones() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("bad.txt:3:"), "{}", stderr(&o));
     std::fs::write(&list, "1.23/4567/89AB/CDEF\n.213/4567/89AB/CDEF\n").unwrap();
-    let o = huarong(&[
-        "solve",
-        "--puzzle",
-        puzzle.to_str().unwrap(),
-        "--positions",
-        list.to_str().unwrap(),
-        "--tables",
-        dir.path().to_str().unwrap(),
-        "--json",
-    ]);
-    assert_eq!(o.status.code(), Some(1));
-    let lines: Vec<serde_json::Value> = common::stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (status, lines) = solve_positions(&list, dir.path());
+    assert_eq!(status, Some(1));
     assert_eq!(lines[0]["moves"], 1);
     assert_eq!(lines[1]["moves"], serde_json::Value::Null);
 }

@@ -69,6 +69,23 @@ pub struct Move {
     pub cells: Vec<usize>,
 }
 
+impl Move {
+    /// The move from the position drawn as `from` to `step`, which is `distance` from the goal.
+    fn of(from: &Picture, step: huarong_core::driver::Step, distance: Option<u16>) -> Move {
+        Move {
+            distance,
+            piece: from.moved_from(&step.picture),
+            cells: step
+                .picture
+                .moved_from(from)
+                .map(|k| step.picture.cells_of(k))
+                .unwrap_or_default(),
+            position: step.position,
+            picture: step.picture,
+        }
+    }
+}
+
 /// Everything the board shows about one position in one metric.
 #[derive(Debug, Clone)]
 pub struct Position {
@@ -214,16 +231,9 @@ impl Atlas {
         let moves = instance
             .moves(&metric)?
             .into_iter()
-            .map(|step| Move {
-                distance: step.code.and_then(|c| known.distance(puzzle, c)),
-                piece: picture.moved_from(&step.picture),
-                cells: step
-                    .picture
-                    .moved_from(&picture)
-                    .map(|k| step.picture.cells_of(k))
-                    .unwrap_or_default(),
-                position: step.position,
-                picture: step.picture,
+            .map(|step| {
+                let distance = step.code.and_then(|c| known.distance(puzzle, c));
+                Move::of(&picture, step, distance)
             })
             .collect();
         Ok(Some(Position {
@@ -352,20 +362,9 @@ impl Atlas {
                 ..*request
             };
             let next = crate::solve::instance(&next)?;
-            let solved = self
-                .informed(next.as_ref(), puzzle, metric)?
-                .expect("the same space, the same databases");
-            moves.push(Move {
-                distance: distance(&solved),
-                piece: picture.moved_from(&step.picture),
-                cells: step
-                    .picture
-                    .moved_from(&picture)
-                    .map(|k| step.picture.cells_of(k))
-                    .unwrap_or_default(),
-                position: step.position,
-                picture: step.picture,
-            });
+            // The same space and databases (unless they went away meanwhile: no distance).
+            let solved = self.informed(next.as_ref(), puzzle, metric)?;
+            moves.push(Move::of(&picture, step, solved.as_ref().and_then(distance)));
         }
         Ok(Some(Position {
             position: instance.start(),
