@@ -159,12 +159,19 @@ pub struct Step {
     pub picture: Picture,
 }
 
-/// What [`Instance::solve_informed`] found: the path (`None`: no goal reachable) and the nodes
-/// the search expanded.
+/// What [`Instance::solve_informed`] found: the path (`None`: no goal reachable) and how much
+/// the search did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Informed {
     pub path: Option<SolvedPath>,
-    pub nodes: Option<u64>,
+    pub nodes: Option<Nodes>,
+}
+
+/// A heuristic search's work: states whose moves it generated, and the children generated.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Nodes {
+    pub expanded: u64,
+    pub generated: u64,
 }
 
 /// A path from the start to a goal: every position in the family's notation and as a picture.

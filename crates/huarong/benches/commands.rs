@@ -283,7 +283,7 @@ fn korf_optima() -> Vec<u64> {
 /// The fifteen puzzle's pattern databases built by `huarong run` (fresh folder, `sync` first)
 /// for three partitions, then Korf's 100 instances solved by one
 /// `huarong solve --positions puzzles/korf-100.txt --json` over each: the median wall time and
-/// peak RSS of each command, the nodes IDA* expanded (every length asserted equal to Korf's
+/// peak RSS of each command, the nodes IDA* expanded and generated (every length asserted equal to Korf's
 /// published optimum). The 7-8 build runs at most 3 times (about 4 minutes each).
 fn fifteen(runs: usize, scratch: &Path) {
     let optima = korf_optima();
@@ -312,7 +312,7 @@ fn fifteen(runs: usize, scratch: &Path) {
             built.push(run_command(file.to_str().unwrap(), &out, false));
         }
         let mut solved = Vec::new();
-        let mut nodes = 0;
+        let (mut nodes, mut generated) = (0, 0);
         for _ in 0..runs {
             let (m, stdout) = huarong(&[
                 "solve",
@@ -330,10 +330,8 @@ fn fifteen(runs: usize, scratch: &Path) {
                 .collect();
             let moves: Vec<u64> = lines.iter().map(|v| v["moves"].as_u64().unwrap()).collect();
             assert_eq!(moves, optima, "{name}: the published optima");
-            nodes = lines
-                .iter()
-                .map(|v| v["nodes"].as_u64().unwrap())
-                .sum::<u64>();
+            let sum = |key: &str| lines.iter().map(|v| v[key].as_u64().unwrap()).sum::<u64>();
+            (nodes, generated) = (sum("nodes"), sum("generated"));
             solved.push(m);
         }
         let med = |v: &[Measure], f: &dyn Fn(&Measure) -> f64| median(v.iter().map(f).collect());
@@ -345,11 +343,11 @@ fn fifteen(runs: usize, scratch: &Path) {
         );
         println!(
             "  {name:<5} solve  median {:>7.3} s of {runs} for the 100  peak RSS {:.2} GB  \
-             {} nodes expanded ({} per instance)",
+             per instance: {} nodes expanded, {} generated",
             med(&solved, &|m| m.seconds),
             med(&solved, &|m| m.peak_rss as f64) / 1e9,
-            nodes,
-            nodes / 100
+            nodes / 100,
+            generated / 100
         );
     }
 }

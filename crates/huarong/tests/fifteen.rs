@@ -100,6 +100,7 @@ fn korfs_100_instances_are_solved_optimally_over_databases_the_pipeline_built() 
         assert_eq!(v["moves"], *optimum, "{position}");
         assert_eq!(v["source"], "patterns");
         assert!(v["nodes"].as_u64().unwrap() > 0);
+        assert!(v["generated"].as_u64().unwrap() >= v["nodes"].as_u64().unwrap());
         assert!(v["seconds"].as_f64().unwrap() >= 0.0);
         let path: Vec<&str> = v["path"]
             .as_array()

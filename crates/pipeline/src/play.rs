@@ -412,7 +412,7 @@ impl Atlas {
             metric: metric.to_owned(),
             source: Source::Patterns {
                 databases: found.into_iter().map(|(id, _)| id).collect(),
-                nodes: informed.nodes.unwrap_or(0),
+                nodes: informed.nodes.unwrap_or_default(),
             },
         }))
     }

@@ -24,8 +24,11 @@ pub enum Source {
     /// The family's own search from the position.
     Searched,
     /// The family's heuristic search over these pattern databases (none: its own heuristic
-    /// alone), expanding this many nodes.
-    Patterns { databases: Vec<String>, nodes: u64 },
+    /// alone), and the nodes it expanded and generated.
+    Patterns {
+        databases: Vec<String>,
+        nodes: huarong_core::driver::Nodes,
+    },
 }
 
 /// The optimal path from a position (start first), `None` if no goal is reachable, in

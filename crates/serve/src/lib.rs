@@ -420,7 +420,11 @@ enum SourceJson<'a> {
     Tables(std::borrow::Cow<'a, str>),
     Explored(u64),
     Searched(bool),
-    Patterns { databases: &'a [String], nodes: u64 },
+    Patterns {
+        databases: &'a [String],
+        nodes: u64,
+        generated: u64,
+    },
 }
 
 impl<'a> From<&'a Source> for SourceJson<'a> {
@@ -431,7 +435,8 @@ impl<'a> From<&'a Source> for SourceJson<'a> {
             Source::Searched => SourceJson::Searched(true),
             Source::Patterns { databases, nodes } => SourceJson::Patterns {
                 databases,
-                nodes: *nodes,
+                nodes: nodes.expanded,
+                generated: nodes.generated,
             },
         }
     }

@@ -334,6 +334,7 @@ async fn fifteen_puzzle_positions_are_solved_over_pattern_databases() {
         3
     );
     assert!(s["source"]["patterns"]["nodes"].as_u64().unwrap() > 0);
+    assert!(s["source"]["patterns"]["generated"].as_u64().unwrap() > 0);
     let p = ok(
         &mut c,
         &format!("/api/position?puzzle=fifteen&position={korf9}&metric=step"),

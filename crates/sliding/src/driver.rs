@@ -5,8 +5,8 @@
 
 use huarong_core::abstraction::{Database, Values};
 use huarong_core::driver::{
-    Driver, Informed, Instance, Plan, Section, SectionInput, SolveError, SolveRequest, SolvedPath,
-    Solver, SpaceSpec, SpaceView, Step,
+    Driver, Informed, Instance, Nodes, Plan, Section, SectionInput, SolveError, SolveRequest,
+    SolvedPath, Solver, SpaceSpec, SpaceView, Step,
 };
 use huarong_core::picture::Picture;
 use huarong_core::table::Value;
@@ -407,14 +407,24 @@ impl PuzzleInstance {
         databases: Vec<(Pattern, Values<'_>)>,
         m: usize,
         limit: u64,
-    ) -> Result<(Option<Vec<u64>>, u64), SolveError> {
+    ) -> Result<(Option<Vec<u64>>, Nodes), SolveError> {
         if crate::tiles::reaches_goal(&self.puzzle, self.start) == Some(false) {
-            return Ok((None, 0));
+            return Ok((None, Nodes::default()));
         }
         let heuristic = Heuristic::new(board, databases);
         let (cells, blank) = board.position(&self.puzzle, self.start);
         let (blanks, nodes) = match ida::solve(&heuristic, &cells, blank, limit) {
-            ida::Found::Path { blanks, nodes } => (blanks, nodes),
+            ida::Found::Path {
+                blanks,
+                nodes,
+                generated,
+            } => (
+                blanks,
+                Nodes {
+                    expanded: nodes,
+                    generated,
+                },
+            ),
             ida::Found::Limit(n) => return Err(SolveError::Nodes(n)),
         };
         // The blank's path as positions: each step the successor with the blank there.

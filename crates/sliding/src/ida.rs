@@ -143,8 +143,14 @@ fn reflect(cells: &[u8], tiles: &[u8], cell: &[u8; MAX_CELLS]) -> Vec<u8> {
 /// What an IDA* search found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Found {
-    /// The blank's cells along an optimal path, start first; the nodes expanded.
-    Path { blanks: Vec<u8>, nodes: u64 },
+    /// The blank's cells along an optimal path, start first; the nodes expanded (whose moves
+    /// were generated) and generated (children, the last move's reverse left out), over every
+    /// iteration.
+    Path {
+        blanks: Vec<u8>,
+        nodes: u64,
+        generated: u64,
+    },
     /// The search expanded this many nodes without finishing.
     Limit(u64),
 }
@@ -172,6 +178,7 @@ pub fn solve(h: &Heuristic<'_>, cells: &[u8], blank: u8, limit: u64) -> Found {
         rterms: Vec::new(),
         path: vec![blank],
         nodes: 0,
+        generated: 0,
         limit,
     };
     h.terms(&s.cells, &mut s.terms);
@@ -186,6 +193,7 @@ pub fn solve(h: &Heuristic<'_>, cells: &[u8], blank: u8, limit: u64) -> Found {
                 return Found::Path {
                     blanks: s.path,
                     nodes: s.nodes,
+                    generated: s.generated,
                 };
             }
             Step::Limit => return Found::Limit(s.nodes),
@@ -215,6 +223,7 @@ struct State<'h, 'a> {
     rterms: Vec<u8>,
     path: Vec<u8>,
     nodes: u64,
+    generated: u64,
     limit: u64,
 }
 
@@ -296,6 +305,7 @@ impl State<'_, '_> {
                 continue;
             }
             // The tile on `to` slides into the blank.
+            self.generated += 1;
             let t = self.grid[to as usize];
             let ti = t as usize;
             let last = self.terms.len() - 1;
@@ -353,7 +363,15 @@ mod tests {
         let h = Heuristic::new(&b, Vec::new());
         let (cells, blank) = b.position(&p, p.start);
         match solve(&h, &cells, blank, 1000) {
-            Found::Path { blanks, .. } => assert_eq!(blanks, [4, 5, 8]),
+            Found::Path {
+                blanks,
+                nodes,
+                generated,
+            } => {
+                assert_eq!(blanks, [4, 5, 8]);
+                // Start, then the blank on 5 (h stays exact): 2 expanded, 3 + 2 generated.
+                assert_eq!((nodes, generated), (2, 5));
+            }
             other => panic!("{other:?}"),
         }
     }

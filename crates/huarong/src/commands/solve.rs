@@ -75,7 +75,8 @@ pub struct Args {
     max_states: u64,
     /// Solve every position of this file (one per line, rows joined by '/'; '#' starts a
     /// comment) of the --puzzle, several at once: a line per position, in file order; with
-    /// --json one object per line: {"position", "moves", "path", "nodes", "seconds", "source"}.
+    /// --json one object per line: {"position", "moves", "path", "nodes" (expanded),
+    /// "generated", "seconds", "source"}.
     #[arg(long, value_name = "FILE", requires = "puzzle", conflicts_with_all = ["layout", "svg"])]
     positions: Option<PathBuf>,
     /// Also draw the solution into this SVG file (a grid of numbered frames).
@@ -279,7 +280,8 @@ fn position_line(
             "path".into(),
             path.map(|p| p.layouts.clone()).unwrap_or_default().into(),
         );
-        v.insert("nodes".into(), nodes.into());
+        v.insert("nodes".into(), nodes.map(|n| n.expanded).into());
+        v.insert("generated".into(), nodes.map(|n| n.generated).into());
         v.insert("seconds".into(), seconds.into());
         v.insert("source".into(), source.into());
         if let Some(e) = error {
@@ -292,6 +294,8 @@ fn position_line(
         (None, Some(e)) => e,
         (None, None) => "unsolvable".into(),
     };
-    let nodes = nodes.map_or(String::new(), |n| format!("  {n} nodes"));
+    let nodes = nodes.map_or(String::new(), |n| {
+        format!("  {} nodes ({} generated)", n.expanded, n.generated)
+    });
     (format!("{position}  {what}{nodes}  {seconds:.3} s\n"), ok)
 }
