@@ -166,10 +166,12 @@ fn format_report(report: &RunReport) -> String {
             cells[9]
         )
     };
-    out += &row([
-        "space", "metric", "states", "goals", "edges", "comps", "goalc", "solvable", "maxd",
-        "at maxd",
-    ]);
+    if !report.spaces.is_empty() {
+        out += &row([
+            "space", "metric", "states", "goals", "edges", "comps", "goalc", "solvable", "maxd",
+            "at maxd",
+        ]);
+    }
     for s in &report.spaces {
         for m in &s.metrics {
             out += &row([
