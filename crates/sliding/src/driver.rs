@@ -565,6 +565,36 @@ mod tests {
             .collect()
     }
 
+    /// Bad `patterns` and `spaces` are named: overlapping groups, an unknown tile, no tiles
+    /// puzzle to build them for, nothing to build at all.
+    #[test]
+    fn bad_pattern_sections_are_named() {
+        let files = |name: &str| match name {
+            "five.toml" => Ok("name = \"f\"\nlabeled = true\nboard = \"123\\n45.\"\n\
+                               goal = \"123\\n45.\"\n"
+                .to_owned()),
+            _ => Ok("name = \"p\"\nboard = \"AA.\\nB..\"\ngoal = \"...\\n.AA\"\n".to_owned()),
+        };
+        let load = |section: &str| {
+            let input = SectionInput::new("sliding", section, &files);
+            SlidingDriver.load(&input).map(|_| ()).unwrap_err()
+        };
+        let e = load("[sliding]\npuzzles = [\"five.toml\"]\npatterns = [\"12\", \"23\"]\n");
+        assert!(
+            e.contains("five.toml: group \"23\": tile '2' is in an earlier group"),
+            "{e}"
+        );
+        let e = load("[sliding]\npuzzles = [\"five.toml\"]\npatterns = [\"16\"]\n");
+        assert!(e.contains("no tile '6'"), "{e}");
+        let e = load("[sliding]\npuzzles = [\"p.toml\"]\npatterns = true\n");
+        assert!(
+            e.contains("no puzzle of the section is sliding tiles"),
+            "{e}"
+        );
+        let e = load("[sliding]\npuzzles = [\"five.toml\"]\nspaces = false\n");
+        assert!(e.contains("leaves nothing to build"), "{e}");
+    }
+
     /// A tiles board of the other parity than its goal is named unsolvable in the run's notes.
     #[test]
     fn an_unsolvable_board_is_noted() {
