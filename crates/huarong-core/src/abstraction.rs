@@ -54,6 +54,21 @@ pub trait Abstraction: Send + Sync + std::fmt::Debug {
     /// Every move of a pattern piece of `placement` into the blank's `region`: `next` gets the
     /// placement it leads to and the blank's region there (around the cell the piece left).
     fn moves(&self, placement: u64, region: u16, next: &mut dyn FnMut(u64, u16));
+
+    /// [`Abstraction::moves`] from every region of `placement` holding a cell of `front` (a
+    /// union of whole regions); returns those regions' cells. An abstraction may do it in one
+    /// decoding of the placement.
+    fn expand(&self, placement: u64, front: u16, next: &mut dyn FnMut(u64, u16)) -> u16 {
+        let free = self.free(placement);
+        let (mut left, mut done) = (front, 0);
+        while left != 0 {
+            let region = self.region(free, left.trailing_zeros() as usize);
+            left &= !region;
+            done |= region;
+            self.moves(placement, region, next);
+        }
+        done
+    }
 }
 
 /// A pattern database's values, one per placement: a byte each, or two to a byte (4 bits,

@@ -308,17 +308,12 @@ pub fn build<A: Abstraction + ?Sized>(a: &A, reporter: &Reporter) -> Result<Vec<
                     };
                     let start = ch * CHUNK;
                     for (p, word) in (start..).zip(&words[start..(start + CHUNK).min(n)]) {
-                        let mut front = cells_with(word.load(Ordering::Relaxed), cur);
+                        let front = cells_with(word.load(Ordering::Relaxed), cur);
                         if front == 0 {
                             continue;
                         }
-                        let free = a.free(p as u64);
-                        while front != 0 {
-                            let region = a.region(free, front.trailing_zeros() as usize);
-                            front &= !region;
-                            a.moves(p as u64, region, &mut claim);
-                            word.fetch_or(spread(region) * 3, Ordering::Relaxed);
-                        }
+                        let done = a.expand(p as u64, front, &mut claim);
+                        word.fetch_or(spread(done) * 3, Ordering::Relaxed);
                     }
                     claimed
                 })

@@ -14,6 +14,7 @@ use huarong_core::Fingerprint;
 use huarong_core::abstraction::{Abstraction, MAX_CELLS};
 
 use crate::SlidingPuzzle;
+use crate::tiles::{Divisor, select};
 
 /// Version of the placement ranking (part of the fingerprint).
 const RANKING_VERSION: u64 = 1;
@@ -163,6 +164,8 @@ pub struct Pattern {
     letters: String,
     n: usize,
     len: u64,
+    /// The radices `n − i` of the ranks' digits, as divisors (ranks are below 2^32).
+    radices: Vec<Divisor>,
     /// Cells not in the first / last column (a region grows left / right only from them).
     not_first: u32,
     not_last: u32,
@@ -200,6 +203,9 @@ impl Pattern {
         }
         Ok(Pattern {
             board: board.clone(),
+            radices: (0..tiles.len())
+                .map(|i| Divisor::new((n - i) as u32))
+                .collect(),
             tiles,
             letters: letters.to_owned(),
             n,
@@ -225,7 +231,7 @@ impl Pattern {
     }
 
     /// The rank of the placement whose `i`-th tile is on `cells[i]`.
-    #[inline]
+    #[inline(always)]
     pub fn rank(&self, cells: &[u8]) -> u64 {
         let mut used = 0u32;
         let mut r = 0u64;
@@ -238,7 +244,7 @@ impl Pattern {
     }
 
     /// The rank of the group's placement in a position given as every tile's cell.
-    #[inline]
+    #[inline(always)]
     pub fn rank_of(&self, position: &[u8]) -> u64 {
         let mut used = 0u32;
         let mut r = 0u64;
@@ -252,13 +258,15 @@ impl Pattern {
     }
 
     /// The cells of the placement ranked `rank` (`out[i]` for the `i`-th tile).
-    pub fn unrank(&self, mut rank: u64, out: &mut [u8]) {
+    pub fn unrank(&self, rank: u64, out: &mut [u8]) {
         let k = self.tiles.len();
         let mut digits = [0u8; MAX_CELLS];
+        // Below 16!/8! < 2^32 (at most 8 tiles of 16 cells).
+        let mut rank = rank as u32;
         for i in (0..k).rev() {
-            let radix = (self.n - i) as u64;
-            digits[i] = (rank % radix) as u8;
-            rank /= radix;
+            let (q, r) = self.radices[i].div_rem(rank);
+            digits[i] = r as u8;
+            rank = q;
         }
         let mut left = self.all;
         for i in 0..k {
@@ -268,8 +276,25 @@ impl Pattern {
         }
     }
 
+    /// The moves of `cells` (the placement ranked `placement`, decoded) from its region `region`.
+    #[inline(always)]
+    fn moves_of(&self, cells: &mut [u8], free: u32, region: u16, next: &mut dyn FnMut(u64, u16)) {
+        for i in 0..cells.len() {
+            let from = cells[i];
+            let mut into = self.next_to[from as usize] & region;
+            while into != 0 {
+                let to = into.trailing_zeros() as u8;
+                into &= into - 1;
+                cells[i] = to;
+                let after = (free & !(1u32 << to)) | 1 << from;
+                next(self.rank(cells), self.grow(after, from as usize));
+            }
+            cells[i] = from;
+        }
+    }
+
     /// The region of `cell` among `free`: grown one ring of neighbours at a time.
-    #[inline]
+    #[inline(always)]
     fn grow(&self, free: u32, cell: usize) -> u16 {
         let cols = self.board.cols;
         let mut r = 1u32 << cell;
@@ -286,15 +311,6 @@ impl Pattern {
             r = g;
         }
     }
-}
-
-/// The position of the `k`-th lowest set bit of `mask`.
-#[inline]
-fn select(mut mask: u32, k: u32) -> u8 {
-    for _ in 0..k {
-        mask &= mask - 1;
-    }
-    mask.trailing_zeros() as u8
 }
 
 impl Abstraction for Pattern {
@@ -353,19 +369,49 @@ impl Abstraction for Pattern {
         let mut cells = [0u8; MAX_CELLS];
         self.unrank(placement, &mut cells);
         let used = cells[..k].iter().fold(0u32, |m, &c| m | 1 << c);
-        let free = self.all & !used;
-        for i in 0..k {
-            let from = cells[i];
-            let mut into = self.next_to[from as usize] & region;
-            while into != 0 {
-                let to = into.trailing_zeros() as u8;
-                into &= into - 1;
-                cells[i] = to;
-                let after = (free & !(1u32 << to)) | 1 << from;
-                next(self.rank(&cells[..k]), self.grow(after, from as usize));
-            }
-            cells[i] = from;
+        self.moves_of(&mut cells[..k], self.all & !used, region, next);
+    }
+
+    /// One decoding of the placement for all its regions in `front`; with the CPU's popcount
+    /// instruction where it has one (the ranks count set bits).
+    fn expand(&self, placement: u64, front: u16, next: &mut dyn FnMut(u64, u16)) -> u16 {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has POPCNT (checked just above).
+            return unsafe { self.expand_popcnt(placement, front, next) };
         }
+        self.expand_here(placement, front, next)
+    }
+}
+
+impl Pattern {
+    /// [`Abstraction::expand`] compiled with POPCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    unsafe fn expand_popcnt(
+        &self,
+        placement: u64,
+        front: u16,
+        next: &mut dyn FnMut(u64, u16),
+    ) -> u16 {
+        self.expand_here(placement, front, next)
+    }
+
+    #[inline(always)]
+    fn expand_here(&self, placement: u64, front: u16, next: &mut dyn FnMut(u64, u16)) -> u16 {
+        let k = self.tiles.len();
+        let mut cells = [0u8; MAX_CELLS];
+        self.unrank(placement, &mut cells);
+        let used = cells[..k].iter().fold(0u32, |m, &c| m | 1 << c);
+        let free = self.all & !used;
+        let (mut left, mut done) = (front, 0);
+        while left != 0 {
+            let region = self.grow(free, left.trailing_zeros() as usize);
+            left &= !region;
+            done |= region;
+            self.moves_of(&mut cells[..k], free, region, next);
+        }
+        done
     }
 }
 

@@ -61,7 +61,7 @@ pub struct Tiles {
 
 /// The position of the `k`-th lowest set bit of `mask` (`pdep` where the CPU has BMI2).
 #[inline]
-fn select(mask: u32, k: u32) -> u8 {
+pub(crate) fn select(mask: u32, k: u32) -> u8 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("bmi2") {
         // SAFETY: the CPU has BMI2 (checked just above).
@@ -74,13 +74,13 @@ fn select(mask: u32, k: u32) -> u8 {
 /// "Faster remainder by direct computation", 2019: `⌊n/d⌋ = ⌊c·n / 2^64⌋` with `c = ⌈2^64/d⌉`,
 /// exact for every 32-bit `n` and `d ≥ 2`).
 #[derive(Debug, Clone, Copy)]
-struct Divisor {
+pub(crate) struct Divisor {
     d: u32,
     c: u64,
 }
 
 impl Divisor {
-    fn new(d: u32) -> Divisor {
+    pub(crate) fn new(d: u32) -> Divisor {
         assert!(d >= 1, "a divisor is positive");
         // d = 1 keeps c = 0 and divides by itself.
         let c = if d == 1 { 0 } else { u64::MAX / d as u64 + 1 };
@@ -89,7 +89,7 @@ impl Divisor {
 
     /// `(n / d, n % d)`.
     #[inline]
-    fn div_rem(self, n: u32) -> (u32, u32) {
+    pub(crate) fn div_rem(self, n: u32) -> (u32, u32) {
         if self.c == 0 {
             return (n, 0);
         }
