@@ -298,24 +298,18 @@ impl Atlas {
         };
         let metric = pick_metric(puzzle, metric)?;
         let key = space_key(puzzle);
-        let held = self
-            .tables(puzzle, key, &metric, Work::Allowed(cancel))?
-            .flatten()
-            .is_some_and(|t| t.tables.states.lookup(puzzle, code).is_some());
-        if !held && let Some(solution) = self.informed(instance, puzzle, &metric)? {
+        let held = self.holding(puzzle, key, code, &metric, cancel)?;
+        if held.is_none()
+            && let Some(solution) = self.informed(instance, puzzle, &metric)?
+        {
             return Ok(solution);
         }
         let known = match self.cold {
-            Cold::Search => {
-                match self
-                    .tables(puzzle, key, &metric, Work::Allowed(cancel))?
-                    .flatten()
-                {
-                    Some(t) if t.tables.states.lookup(puzzle, code).is_some() => Known::Tables(t),
-                    // No tables, or tables of the space that do not hold this position.
-                    _ => return searched(metric),
-                }
-            }
+            Cold::Search => match held {
+                Some(t) => Known::Tables(t),
+                // No tables, or tables of the space that do not hold this position.
+                None => return searched(metric),
+            },
             Cold::Explore => self
                 .knowledge(puzzle, code, &metric, Work::Allowed(cancel))?
                 .expect("work is allowed"),
@@ -326,6 +320,21 @@ impl Atlas {
             metric,
             source: known.source(),
         })
+    }
+
+    /// The tables under the roots of `puzzle`'s space in `metric`, if they hold `code`.
+    fn holding(
+        &self,
+        puzzle: &dyn Puzzle,
+        key: u64,
+        code: u64,
+        metric: &str,
+        cancel: &Cancel,
+    ) -> Result<Option<Arc<Tables>>, Error> {
+        Ok(self
+            .tables(puzzle, key, metric, Work::Allowed(cancel))?
+            .flatten()
+            .filter(|t| t.tables.states.lookup(puzzle, code).is_some()))
     }
 
     /// A position whose space no tables hold, answered by the family's heuristic search (as
@@ -339,12 +348,10 @@ impl Atlas {
         cancel: &Cancel,
     ) -> Result<Option<Position>, Error> {
         let (puzzle, code) = table_space(instance)?;
-        let key = space_key(puzzle);
-        let held = self
-            .tables(puzzle, key, metric, Work::Allowed(cancel))?
-            .flatten()
-            .is_some_and(|t| t.tables.states.lookup(puzzle, code).is_some());
-        if held {
+        if self
+            .holding(puzzle, space_key(puzzle), code, metric, cancel)?
+            .is_some()
+        {
             return Ok(None);
         }
         let Some(solution) = self.informed(instance, puzzle, metric)? else {

@@ -276,7 +276,19 @@ impl Pattern {
         }
     }
 
-    /// The moves of `cells` (the placement ranked `placement`, decoded) from its region `region`.
+    /// The cells of the placement ranked `placement` and its free cells.
+    #[inline(always)]
+    fn decode(&self, placement: u64) -> ([u8; MAX_CELLS], u32) {
+        let mut cells = [0u8; MAX_CELLS];
+        self.unrank(placement, &mut cells);
+        let used = cells[..self.tiles.len()]
+            .iter()
+            .fold(0u32, |m, &c| m | 1 << c);
+        (cells, self.all & !used)
+    }
+
+    /// The moves of `cells` (a placement, decoded; `free` its free cells) from its region
+    /// `region`.
     #[inline(always)]
     fn moves_of(&self, cells: &mut [u8], free: u32, region: u16, next: &mut dyn FnMut(u64, u16)) {
         for i in 0..cells.len() {
@@ -352,12 +364,7 @@ impl Abstraction for Pattern {
     }
 
     fn free(&self, placement: u64) -> u16 {
-        let mut cells = [0u8; MAX_CELLS];
-        self.unrank(placement, &mut cells);
-        let used = cells[..self.tiles.len()]
-            .iter()
-            .fold(0u32, |m, &c| m | 1 << c);
-        (self.all & !used) as u16
+        self.decode(placement).1 as u16
     }
 
     fn region(&self, free: u16, cell: usize) -> u16 {
@@ -365,11 +372,8 @@ impl Abstraction for Pattern {
     }
 
     fn moves(&self, placement: u64, region: u16, next: &mut dyn FnMut(u64, u16)) {
-        let k = self.tiles.len();
-        let mut cells = [0u8; MAX_CELLS];
-        self.unrank(placement, &mut cells);
-        let used = cells[..k].iter().fold(0u32, |m, &c| m | 1 << c);
-        self.moves_of(&mut cells[..k], self.all & !used, region, next);
+        let (mut cells, free) = self.decode(placement);
+        self.moves_of(&mut cells[..self.tiles.len()], free, region, next);
     }
 
     /// One decoding of the placement for all its regions in `front`; with the CPU's popcount
@@ -399,11 +403,8 @@ impl Pattern {
 
     #[inline(always)]
     fn expand_here(&self, placement: u64, front: u16, next: &mut dyn FnMut(u64, u16)) -> u16 {
+        let (mut cells, free) = self.decode(placement);
         let k = self.tiles.len();
-        let mut cells = [0u8; MAX_CELLS];
-        self.unrank(placement, &mut cells);
-        let used = cells[..k].iter().fold(0u32, |m, &c| m | 1 << c);
-        let free = self.all & !used;
         let (mut left, mut done) = (front, 0);
         while left != 0 {
             let region = self.grow(free, left.trailing_zeros() as usize);
