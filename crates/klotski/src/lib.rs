@@ -8,6 +8,7 @@
 //!   [`huarong_core::Puzzle`];
 //! * [`bits`]: bitboards (per piece, the mask of anchors where it fits), the fast move generator
 //!   of the spaces and the cold solver;
+//! * [`codes`]: dnomd343/klotski's CommonCode and ShortCode of a layout, both ways;
 //! * [`perm`]: Lehmer ranks of the label permutations and the label shifts of a move;
 //! * [`solve`]: optimal solutions without tables (breadth-first search on bitboards);
 //! * [`named`]: the named layouts of the records table;
@@ -18,6 +19,7 @@
 
 pub mod bits;
 pub mod board;
+pub mod codes;
 pub mod driver;
 pub mod goal;
 pub mod named;
