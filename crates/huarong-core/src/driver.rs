@@ -147,6 +147,13 @@ pub trait Instance {
 
     /// Every position one move away in `metric` (a metric name), in the family's move order.
     fn moves(&self, metric: &str) -> Result<Vec<Step>, SolveError>;
+
+    /// Other names of the start that the family's users paste around (Huarong Dao:
+    /// dnomd343/klotski's `common_code` and `short_code`), shown beside it; the position's
+    /// text accepts them too.
+    fn codes(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
 }
 
 /// A position one move away from an [`Instance`]'s start.

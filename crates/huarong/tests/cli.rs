@@ -134,6 +134,35 @@ fn hengdao_lima_is_81_moves_and_labeled_paths_keep_labels() {
     check_path("1CC2/1CC2/3HH4/3ab4/c..d", &path, Metric::Piece);
 }
 
+/// dnomd343/klotski's codes name 横刀立马 as well as its layout does (its published
+/// CommonCode 1A9BF0C00 and ShortCode 4WVE1, src/core_test/codec/sample.h), and every answer
+/// shows both.
+#[test]
+fn common_and_short_codes_are_layouts_too() {
+    for text in ["1A9BF0C00", "1a9bf0c", "4WVE1"] {
+        let o = huarong(&["solve", text, "--cold", "--json"]);
+        assert!(o.status.success(), "{text}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert_eq!(v["layout"], "VCCV/VCCV/VHHV/VSSV/S..S", "{text}");
+        assert_eq!(v["moves"], 81);
+        assert_eq!(v["common_code"], "1A9BF0C00");
+        assert_eq!(v["short_code"], "4WVE1");
+    }
+    // A labeled layout's codes are its unlabeled shape's.
+    let o = huarong(&["solve", "1CC2/1CC2/3HH4/3ab4/c..d", "--cold", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["short_code"], "4WVE1");
+    for (bad, says) in [
+        ("3A9BF0C00", "row 1, column 4"),
+        ("1A9BFFC00", "CommonCode 1A9BFFC00"),
+        ("ZZZZZ", "out of range"),
+    ] {
+        let o = huarong(&["solve", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(stderr(&o).contains(says), "{bad}: {}", stderr(&o));
+    }
+}
+
 #[test]
 fn exit_codes_name_the_problem() {
     let o = huarong(&["solve", "CC.S/CCHH/VVVV/VVVV/.SSS", "--cold"]);

@@ -320,7 +320,13 @@ impl huarong_core::driver::Solver for LayoutSolver {
         request: &huarong_core::driver::SolveRequest<'_>,
     ) -> Result<Box<dyn huarong_core::driver::Instance>, String> {
         let text = request.position.unwrap_or_default();
-        let parsed = crate::parse(text).map_err(|e| format!("invalid layout {text:?}: {e}"))?;
+        let parsed = match crate::codes::read(text) {
+            Some(board) => crate::Parsed {
+                board: board.map_err(|e| format!("invalid code {:?}: {e}", text.trim()))?,
+                labeled: false,
+            },
+            None => crate::parse(text).map_err(|e| format!("invalid layout {text:?}: {e}"))?,
+        };
         if let Some(goal) = request.goal {
             let goal = parse_goal(goal)?;
             return Ok(Box::new(crate::goal::GoalInstance::new(
@@ -431,6 +437,11 @@ impl huarong_core::driver::Instance for LayoutInstance {
 
     fn picture(&self) -> huarong_core::picture::Picture {
         crate::picture(&self.board, self.labeled)
+    }
+
+    fn codes(&self) -> Vec<(&'static str, String)> {
+        let (common, short) = crate::codes::codes(&self.board);
+        vec![("common_code", common), ("short_code", short)]
     }
 
     /// The moves of the board itself, so a labeled layout keeps its labels.

@@ -90,6 +90,8 @@ impl Move {
 #[derive(Debug, Clone)]
 pub struct Position {
     pub position: String,
+    /// Other names of the position ([`Instance::codes`]).
+    pub codes: Vec<(&'static str, String)>,
     pub picture: Picture,
     pub metric: String,
     /// The metrics of the position's space.
@@ -238,6 +240,7 @@ impl Atlas {
             .collect();
         Ok(Some(Position {
             position: instance.start(),
+            codes: instance.codes(),
             picture,
             metrics: puzzle.metrics().to_vec(),
             distance: known.distance(puzzle, code),
@@ -375,6 +378,7 @@ impl Atlas {
         }
         Ok(Some(Position {
             position: instance.start(),
+            codes: instance.codes(),
             picture,
             metrics: puzzle.metrics().to_vec(),
             distance: distance(&solution),

@@ -473,6 +473,8 @@ struct ComponentJson<'a> {
 #[derive(Debug, Serialize)]
 struct PositionJson<'a> {
     position: &'a str,
+    /// The position's other names (Huarong Dao: `common_code`, `short_code`), by name.
+    codes: std::collections::BTreeMap<&'static str, &'a str>,
     metric: &'a str,
     metrics: &'a [&'static str],
     distance: Option<u16>,
@@ -487,6 +489,7 @@ struct PositionJson<'a> {
 fn position_json(p: &Position) -> String {
     let body = PositionJson {
         position: &p.position,
+        codes: p.codes.iter().map(|(k, v)| (*k, v.as_str())).collect(),
         metric: &p.metric,
         metrics: &p.metrics,
         distance: p.distance,

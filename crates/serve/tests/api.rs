@@ -174,6 +174,16 @@ async fn the_solution_is_a_chain_of_legal_moves_to_a_goal() {
     .await;
     assert_eq!(last["goal"], true);
     assert_eq!(last["distance"], 0);
+
+    // dnomd343/klotski's codes of 横刀立马 (its published CommonCode and ShortCode) name the
+    // same position, and every position answer shows both.
+    for code in ["1A9BF0C00", "4WVE1"] {
+        let p = ok(&mut c, &position(code, "piece")).await;
+        assert_eq!(p["position"], HENGDAO);
+        assert_eq!(p["distance"], 81);
+        assert_eq!(p["codes"]["common_code"], "1A9BF0C00");
+        assert_eq!(p["codes"]["short_code"], "4WVE1");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -247,6 +257,7 @@ async fn bad_requests_get_a_json_error_naming_the_problem() {
             400,
             "invalid layout",
         ),
+        ("/api/position?layout=3A9BF0C00", 400, "row 1, column 4"),
         (
             "/api/position?layout=VCCV&puzzle=pennant",
             400,

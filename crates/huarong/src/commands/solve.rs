@@ -140,6 +140,9 @@ fn json(instance: &dyn Instance, metric: &str, solution: &pipeline::solve::Solut
     let (key, name) = instance.describe();
     let mut v = serde_json::Map::new();
     v.insert(key.into(), name.into());
+    for (code, value) in instance.codes() {
+        v.insert(code.into(), value.into());
+    }
     v.insert("metric".into(), metric.into());
     v.insert("moves".into(), (path.layouts.len() - 1).into());
     let source = match solution.source {
