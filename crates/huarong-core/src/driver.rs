@@ -244,6 +244,9 @@ pub enum StateKey {
     Block { name: &'static str, per: u64 },
 }
 
+/// A column of a states table: its name and the text of a state's code.
+pub type CodeColumn = (&'static str, fn(u64) -> String);
+
 /// One state space of a section.
 pub struct SpaceSpec {
     pub puzzle: Box<dyn Puzzle>,
@@ -257,6 +260,9 @@ pub struct SpaceSpec {
     /// are in every summary; a family that sets neither gets `""` and `false`.
     pub tags: Vec<(&'static str, Value)>,
     pub key: StateKey,
+    /// Text columns the states table adds after its key, each a function of a state's code
+    /// (Huarong Dao's unlabeled spaces: `common_code`, `short_code`).
+    pub code_columns: Vec<CodeColumn>,
     /// Write `states-<space>.parquet` (one row per position).
     pub states_table: bool,
     /// Write `components-<space>.parquet` (one row per component and metric).
@@ -285,6 +291,7 @@ impl SpaceSpec {
             summary: true,
             tags: Vec::new(),
             key: StateKey::Layout,
+            code_columns: Vec::new(),
             states_table: true,
             components_table: true,
             named: Vec::new(),

@@ -132,6 +132,17 @@ fn rewritten(kind: &str, fingerprint: u64, wide: &[&[u64]], narrow: &[&[u32]]) -
 /// absent from the recording (new) or differ from it; every other file must match.
 const EXPECTED_CHANGES: &[(&str, &str, &str)] = &[
     (
+        "huarong-canonical.txt",
+        "states-h1v4s4-unlabeled.parquet",
+        "new columns common_code and short_code (dnomd343/klotski's codes; export version 5), \
+         checked row by row in tests/python/check_outputs.py",
+    ),
+    (
+        "huarong.txt",
+        "states-h1v4s4-unlabeled.parquet",
+        "new columns common_code and short_code (export version 5)",
+    ),
+    (
         "solitaire.txt",
         "component_sizes.parquet",
         "new: every pipeline writes the component-size distribution (one export path)",

@@ -195,8 +195,19 @@ impl Section for HuarongSection {
                 match kind {
                     SpaceKind::Unlabeled => {
                         unlabeled_sets.push(set);
-                        plan.spaces
-                            .push(self.spec(Box::new(base.clone()), set, false));
+                        let mut s = self.spec(Box::new(base.clone()), set, false);
+                        s.code_columns = vec![
+                            ("common_code", |code| {
+                                crate::codes::format_common(crate::codes::from_compact(code), false)
+                            }),
+                            ("short_code", |code| {
+                                let short =
+                                    crate::codes::short_code(crate::codes::from_compact(code))
+                                        .expect("a position's CommonCode is valid");
+                                crate::codes::format_short(short)
+                            }),
+                        ];
+                        plan.spaces.push(s);
                     }
                     SpaceKind::Labeled => match Labeled::over(base.clone()) {
                         Ok(l) => {

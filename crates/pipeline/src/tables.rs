@@ -279,6 +279,15 @@ fn states_batch(view: &SpaceView<'_>, goals: &[bool], start: usize) -> Table {
                 .collect(),
         ),
     };
+    for &(name, text) in &view.spec.code_columns {
+        t = t.str(
+            name,
+            (start..end)
+                .into_par_iter()
+                .map(|i| text(view.codes.get(i)))
+                .collect(),
+        );
+    }
     t = t.bool("goal", goals[start..end].to_vec());
     for m in &view.metrics {
         t = t.u32(
