@@ -129,6 +129,11 @@ impl StateTable {
     pub fn artifact(&self) -> &Artifact {
         &self.artifact
     }
+
+    /// The verified artifact itself (its map outlives the table).
+    pub fn into_artifact(self) -> Artifact {
+        self.artifact
+    }
 }
 
 /// Builds (or reuses) the state table of `puzzle` at `path`.

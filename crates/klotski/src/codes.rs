@@ -161,7 +161,7 @@ pub fn common_code(board: &Board) -> u64 {
 /// The CommonCode of one of our compact unlabeled codes ([`Board::code`]): the same bits but
 /// for the block's cell number and two piece symbols swapped.
 pub fn from_compact(ours: u64) -> u64 {
-    let cao = (ours >> 32) as u64;
+    let cao = ours >> 32;
     let head = (cao / 3) * COLS as u64 + cao % 3;
     // Ours: 0 empty, 1 soldier, 2 vertical, 3 horizontal. Theirs swaps 1 and 3.
     let syms = ours as u32;

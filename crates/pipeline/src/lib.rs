@@ -9,6 +9,7 @@ pub use pipeline_config as config;
 pub mod export;
 pub mod inspect;
 pub mod manifest;
+pub mod outputs;
 pub mod play;
 pub mod prune;
 pub mod run;

@@ -167,6 +167,27 @@ pub fn verify_tables(dir: &Path) -> std::io::Result<Vec<FileCheck>> {
 }
 
 /// What is wrong with a file the manifest lists with `size` and `hash`, if anything.
+/// Checks one table the manifest in `dir` lists (size and xxh3): `Err` says why it cannot be
+/// read — not listed, missing or changed.
+pub fn check_table(dir: &Path, name: &str) -> Result<(), String> {
+    let text = std::fs::read_to_string(dir.join(FILE)).map_err(|e| format!("{FILE}: {e}"))?;
+    if !text.starts_with(HEADER) {
+        return Err(format!(
+            "{FILE} is not a version {MANIFEST_VERSION} manifest"
+        ));
+    }
+    let line = listed_lines(&text)
+        .find(|l| l.split(' ').next() == Some(name))
+        .ok_or_else(|| format!("not listed in {FILE}"))?;
+    match line.split(' ').collect::<Vec<_>>()[..] {
+        [_, size, hash] => match check_listed(&dir.join(name), size, hash) {
+            None => Ok(()),
+            Some(why) => Err(why),
+        },
+        _ => Err(format!("malformed {FILE} line {line:?}")),
+    }
+}
+
 fn check_listed(file: &Path, size: &str, hash: &str) -> Option<String> {
     match std::fs::metadata(file) {
         Err(e) => Some(format!("listed in {FILE} but unreadable: {e}")),

@@ -1,0 +1,358 @@
+//! A finished output folder read from outside a run (the Python package's `Outputs`): the
+//! pipeline that made it, its spaces, and each space's tables as slices over its verified,
+//! memory-mapped artifacts.
+//!
+//! The folder is vouched for by its export: the pipeline's export fingerprint (over every
+//! space's artifact checksums, as the run's export computed it) must equal the manifest's.
+//! Each artifact read afterwards is verified in full (magic, version, kind, size, payload
+//! checksum — hashed once per process, [`huarong_core::artifact::reopening`]) and must carry
+//! the checksum the export covered, so a table changed since is refused, never misread.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use huarong_core::artifact::{Artifact, Expect, reopening};
+use huarong_core::driver::{Plan, SpaceSpec};
+use huarong_core::{Puzzle, StageError, shards};
+use rayon::prelude::*;
+
+use crate::space::{self, files};
+use crate::{Pipeline, PipelineError, manifest};
+
+/// Why an output folder or one of its tables cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputsError {
+    #[error(
+        "{0}: no {file} — not a finished pipeline output folder (`huarong run` writes one)",
+        file = manifest::FILE
+    )]
+    NotAnOutput(PathBuf),
+    #[error(
+        "{dir}: which pipeline made it? None of {tried} exists; pass the pipeline file \
+         (Outputs(folder, pipeline=\"pipelines/NAME.toml\"))"
+    )]
+    NoPipeline { dir: PathBuf, tried: String },
+    #[error(
+        "{dir} was not made by {pipeline} as it is now (the export fingerprints differ: another \
+         pipeline, an edited one, or artifacts changed since); rerun it or pass the right pipeline"
+    )]
+    NotMadeBy { dir: PathBuf, pipeline: PathBuf },
+    #[error("no space {space:?} in {dir}; its spaces: {known}")]
+    UnknownSpace {
+        space: String,
+        dir: PathBuf,
+        known: String,
+    },
+    #[error("space {space} has no metric {metric:?}; its metrics: {known}")]
+    UnknownMetric {
+        space: String,
+        metric: String,
+        known: String,
+    },
+    #[error("{0}: changed since its export (another payload checksum); rerun the pipeline")]
+    Changed(PathBuf),
+    #[error("{file}: {why} (`huarong run` rebuilds it; `huarong verify` checks every file)")]
+    Unverified { file: PathBuf, why: String },
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+    #[error(transparent)]
+    Config(#[from] crate::ConfigError),
+    #[error(transparent)]
+    Stage(#[from] StageError),
+}
+
+impl From<huarong_core::ArtifactError> for OutputsError {
+    fn from(e: huarong_core::ArtifactError) -> Self {
+        OutputsError::Stage(e.into())
+    }
+}
+
+/// One column of a space: over its artifact's memory map, or gathered (the parts of a
+/// multi-process run, interleaved; a ranked space's codes, computed; a one-component table's
+/// ids, all 0 and not stored).
+#[derive(Debug)]
+pub enum Values<T> {
+    Mapped { artifact: Artifact, section: usize },
+    Owned(Vec<T>),
+}
+
+impl<T: bytemuck::Pod> Values<T> {
+    pub fn as_slice(&self) -> &[T] {
+        match self {
+            Values::Mapped { artifact, section } => artifact.section(*section),
+            Values::Owned(v) => v,
+        }
+    }
+
+    /// Whether the values are the artifact's own bytes, mapped (no copy).
+    pub fn is_mapped(&self) -> bool {
+        matches!(self, Values::Mapped { .. })
+    }
+
+    /// The artifact file mapped, if any.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Values::Mapped { artifact, .. } => Some(artifact.path()),
+            Values::Owned(_) => None,
+        }
+    }
+}
+
+/// An output folder and the pipeline that made it.
+#[derive(Debug)]
+pub struct Outputs {
+    dir: PathBuf,
+    pipeline: PathBuf,
+    plan: Plan,
+    /// `<space id>/<artifact>` → the payload checksum the export covered.
+    vouched: HashMap<String, u64>,
+}
+
+impl Outputs {
+    /// Opens `dir`, made by `pipeline` — or, when `None`, by `pipelines/<folder name>.toml`
+    /// found in the working directory or one of its parents (the layout of this repository:
+    /// `pipelines/huarong.toml` → `outputs/huarong/`).
+    pub fn open(dir: &Path, pipeline: Option<&Path>) -> Result<Outputs, OutputsError> {
+        let manifest_path = dir.join(manifest::FILE);
+        let stored = manifest::stored_fingerprint(&manifest_path)
+            .ok_or_else(|| OutputsError::NotAnOutput(dir.to_owned()))?;
+        let pipeline = match pipeline {
+            Some(p) => p.to_owned(),
+            None => find_pipeline(dir)?,
+        };
+        let loaded = Pipeline::load(&pipeline)?;
+        let plan = loaded.section.spaces();
+        let fingerprint = crate::export::fingerprint(&loaded, &plan, dir);
+        if fingerprint.ok() != Some(stored) {
+            return Err(OutputsError::NotMadeBy {
+                dir: dir.to_owned(),
+                pipeline,
+            });
+        }
+        let mut vouched = HashMap::new();
+        for spec in &plan.spaces {
+            let id = spec.puzzle.space_id();
+            for (name, checksum) in space::artifacts(&space::dir(dir, spec), spec)? {
+                vouched.insert(format!("{id}/{name}"), checksum);
+            }
+        }
+        Ok(Outputs {
+            dir: dir.to_owned(),
+            pipeline,
+            plan,
+            vouched,
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The pipeline file that made the folder.
+    pub fn pipeline(&self) -> &Path {
+        &self.pipeline
+    }
+
+    /// The spaces of the summary, in plan order.
+    pub fn spaces(&self) -> Vec<String> {
+        self.summary_specs().map(|s| s.puzzle.space_id()).collect()
+    }
+
+    /// The metrics a space was run in.
+    pub fn metrics(&self, space: &str) -> Result<Vec<&'static str>, OutputsError> {
+        let spec = self.spec(space)?;
+        Ok(spec
+            .metrics
+            .iter()
+            .map(|&m| spec.puzzle.metrics()[m])
+            .collect())
+    }
+
+    /// The puzzle of a space (to render or rank its codes).
+    pub fn puzzle(&self, space: &str) -> Result<&dyn Puzzle, OutputsError> {
+        Ok(self.spec(space)?.puzzle.as_ref())
+    }
+
+    fn summary_specs(&self) -> impl Iterator<Item = &SpaceSpec> {
+        self.plan.spaces.iter().filter(|s| s.summary)
+    }
+
+    fn spec(&self, space: &str) -> Result<&SpaceSpec, OutputsError> {
+        self.summary_specs()
+            .find(|s| s.puzzle.space_id() == space)
+            .ok_or_else(|| OutputsError::UnknownSpace {
+                space: space.to_owned(),
+                dir: self.dir.clone(),
+                known: self.spaces().join(", "),
+            })
+    }
+
+    fn metric_name(&self, space: &str, metric: &str) -> Result<&'static str, OutputsError> {
+        let known = self.metrics(space)?;
+        known
+            .iter()
+            .find(|&&m| m == metric)
+            .copied()
+            .ok_or_else(|| OutputsError::UnknownMetric {
+                space: space.to_owned(),
+                metric: metric.to_owned(),
+                known: known.join(", "),
+            })
+    }
+
+    /// Opens one artifact of `space` (whole, or each of its parts), verified and vouched for.
+    fn open_artifact(
+        &self,
+        space: &str,
+        name: &str,
+        kind: &str,
+    ) -> Result<Vec<Artifact>, OutputsError> {
+        let sdir = self.dir.join(space);
+        let names = match shards::parts_of(&sdir, name) {
+            None => vec![name.to_owned()],
+            Some(parts) => (0..parts.len())
+                .map(|k| shards::part_name(name, k, parts.len()))
+                .collect(),
+        };
+        names
+            .iter()
+            .map(|n| {
+                let path = sdir.join(n);
+                let expect = Expect {
+                    kind,
+                    fingerprint: None,
+                };
+                let artifact = reopening(|| Artifact::open(&path, expect))?;
+                if self.vouched.get(&format!("{space}/{n}")) != Some(&artifact.header().checksum) {
+                    return Err(OutputsError::Changed(path));
+                }
+                Ok(artifact)
+            })
+            .collect()
+    }
+
+    /// The Parquet table `name` (`summary`, `states-<space>`, …; `.parquet` optional), after
+    /// checking the manifest vouches for its bytes.
+    pub fn table(&self, name: &str) -> Result<PathBuf, OutputsError> {
+        let file = if name.ends_with(".parquet") {
+            name.to_owned()
+        } else {
+            format!("{name}.parquet")
+        };
+        let path = self.dir.join(&file);
+        manifest::check_table(&self.dir, &file).map_err(|why| OutputsError::Unverified {
+            file: path.clone(),
+            why,
+        })?;
+        Ok(path)
+    }
+
+    /// How many states `space` has.
+    pub fn len(&self, space: &str) -> Result<usize, OutputsError> {
+        let states = self.open_states(space)?;
+        Ok(states.len())
+    }
+
+    fn open_states(&self, space: &str) -> Result<enumerate::StateTable, OutputsError> {
+        let spec = self.spec(space)?;
+        let path = self.dir.join(space).join(files::STATES);
+        let table = reopening(|| enumerate::StateTable::open(&path, spec.puzzle.as_ref()))?;
+        if self.vouched.get(&format!("{space}/{}", files::STATES)) != Some(&table.checksum()) {
+            return Err(OutputsError::Changed(path));
+        }
+        Ok(table)
+    }
+
+    /// The distance of every state in `metric` (`u16`, 65535 where no goal is reachable).
+    pub fn distances(&self, space: &str, metric: &str) -> Result<Values<u16>, OutputsError> {
+        let metric = self.metric_name(space, metric)?;
+        let n = self.len(space)?;
+        let name = files::distances(metric);
+        let parts = self.open_artifact(space, &name, distances::KIND)?;
+        self.column(space, &name, parts, n)
+    }
+
+    /// The component id of every state in `metric` (`u32`, numbered by smallest member).
+    pub fn components(&self, space: &str, metric: &str) -> Result<Values<u32>, OutputsError> {
+        let metric = self.metric_name(space, metric)?;
+        let n = self.len(space)?;
+        let name = files::components(metric);
+        let parts = self.open_artifact(space, &name, components::KIND)?;
+        if let [whole] = &parts[..]
+            && whole.header().sections[0].len == 0
+        {
+            // One component: its ids are not stored.
+            return Ok(Values::Owned(vec![0; n]));
+        }
+        self.column(space, &name, parts, n)
+    }
+
+    /// Section 0 of a whole artifact or its interleaved parts, checked to hold `n` values.
+    fn column<T: bytemuck::Pod + Default>(
+        &self,
+        space: &str,
+        name: &str,
+        mut parts: Vec<Artifact>,
+        n: usize,
+    ) -> Result<Values<T>, OutputsError> {
+        let path = self.dir.join(space).join(name);
+        let values = if parts.len() == 1 {
+            Values::Mapped {
+                artifact: parts.pop().expect("one part"),
+                section: 0,
+            }
+        } else {
+            Values::Owned(shards::interleave_section(&parts, 0, &path)?)
+        };
+        if values.as_slice().len() != n {
+            return Err(StageError::Invalid(format!(
+                "{}: {} values for {n} states",
+                path.display(),
+                values.as_slice().len()
+            ))
+            .into());
+        }
+        Ok(values)
+    }
+
+    /// The code of every state, increasing: an explored space's stored table, or a ranked
+    /// space's codes computed by its puzzle (its artifact stores only the count).
+    pub fn codes(&self, space: &str) -> Result<Values<u64>, OutputsError> {
+        let puzzle = self.puzzle(space)?;
+        let table = self.open_states(space)?;
+        if table.stored().is_some() {
+            return Ok(Values::Mapped {
+                artifact: table.into_artifact(),
+                section: 0,
+            });
+        }
+        let n = table.len() as u64;
+        Ok(Values::Owned(
+            (0..n).into_par_iter().map(|i| puzzle.unrank(i)).collect(),
+        ))
+    }
+}
+
+/// `pipelines/<folder name>.toml` in the working directory or its parents.
+fn find_pipeline(dir: &Path) -> Result<PathBuf, OutputsError> {
+    let name = dir
+        .canonicalize()
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_default();
+    let file = format!("pipelines/{name}.toml");
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let tried: Vec<PathBuf> = cwd.ancestors().map(|a| a.join(&file)).collect();
+    tried
+        .iter()
+        .find(|p| p.is_file())
+        .cloned()
+        .ok_or_else(|| OutputsError::NoPipeline {
+            dir: dir.to_owned(),
+            tried: tried
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
