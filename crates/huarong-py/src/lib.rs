@@ -52,7 +52,7 @@ fn puzzle_file(path_or_text: &str) -> PyResult<(String, String)> {
             "{path_or_text}: no such puzzle file"
         )));
     }
-    Ok(("<text>".to_owned(), path_or_text.to_owned()))
+    Ok(("pasted.toml".to_owned(), path_or_text.to_owned()))
 }
 
 fn solve_error(e: pipeline::solve::Error) -> PyErr {

@@ -359,7 +359,8 @@ pub fn parse_short(text: &str) -> Result<u32, CodeError> {
 
 /// A code as a position's text may give one: exactly 5 characters of the ShortCode alphabet
 /// is a ShortCode; else 1 to 9 hexadecimal digits is a CommonCode (so a CommonCode whose
-/// shortened form has 5 digits is written with a trailing `0`, as in `1A9BF0`); `None` for
+/// shortened form has 5 digits is written with a trailing `0`, as in `1A9BF0`); else 5
+/// letters and digits are a ShortCode with a wrong character (the error names it); `None` for
 /// anything else (a layout).
 pub fn read(text: &str) -> Option<Result<Board, CodeError>> {
     let text = text.trim();
@@ -375,7 +376,16 @@ pub fn read(text: &str) -> Option<Result<Board, CodeError>> {
         );
     }
     let hex_shaped = (1..=9).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_hexdigit());
-    hex_shaped.then(|| parse_common(text).and_then(board_of_common))
+    if hex_shaped {
+        return Some(parse_common(text).and_then(board_of_common));
+    }
+    // Five letters and digits that are neither: a mistyped ShortCode (say which character).
+    let code_shaped = text.len() == 5 && text.bytes().all(|b| b.is_ascii_alphanumeric());
+    code_shaped.then(|| {
+        parse_short(text)
+            .and_then(common_of_short)
+            .and_then(board_of_common)
+    })
 }
 
 /// The two codes of a board, as text: (CommonCode, ShortCode).
@@ -455,6 +465,8 @@ mod tests {
         assert_eq!(read("1A9BF"), Some(board_of_common(short)));
         assert_ne!(short, 0x1_A9BF_0000);
         assert!(read(HENG_DAO_LI_MA).is_none());
+        let err = read("R50EH").unwrap().unwrap_err().to_string();
+        assert!(err.contains("character 3 ('0')"), "{err}");
         let err = read("3A9BF0C00").unwrap().unwrap_err().to_string();
         assert!(err.contains("row 1, column 4"), "{err}");
         let err = read("1A9BFFC00").unwrap().unwrap_err().to_string();
