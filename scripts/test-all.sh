@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every check of the project: formatting, lints, all Rust tests in release mode (one build
-# serves the main job and the tests), then the Python side: a virtualenv with the pinned
+# serves the main job and the tests), then the Python side: the `huarong` package (python/) built
+# into a wheel and tested with pytest in a fresh virtualenv; a virtualenv with the pinned
 # requirements reads freshly generated Parquet outputs back with polars, duckdb and pyarrow, and
 # executes every notebook against them (failing on any cell error).
 # Works on a fresh machine with only the Rust toolchain and python3.
@@ -28,6 +29,25 @@ fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r notebooks/requirements.txt
 # The binary `cargo test` just built (same features, so no second build of polars).
 huarong="${CARGO_TARGET_DIR:-target}/release/huarong"
+
+echo "== python package: pip wheel ./python (maturin), pytest in a fresh virtualenv"
+# maturin builds crates/huarong-py in the same target directory with the workspace's features,
+# so only the extension itself is compiled again.
+"$venv/bin/pip" wheel --quiet --disable-pip-version-check --no-deps ./python -w "$scratch/wheel"
+wheel=$(ls "$scratch"/wheel/huarong-*.whl)
+python3 -m venv "$scratch/package-venv"
+"$scratch/package-venv/bin/pip" install --quiet --disable-pip-version-check \
+  -r python/tests/requirements.txt "$wheel"
+"$huarong" run pipelines/huarong-canonical.toml --quiet \
+  --output "$scratch/package-outputs/huarong-canonical" > /dev/null
+pytest_log="$scratch/pytest.log"
+HUARONG_BIN="$huarong" HUARONG_TEST_OUTPUTS="$scratch/package-outputs" \
+  "$scratch/package-venv/bin/python" -m pytest -q -p no:cacheprovider python/tests \
+  2>&1 | tee "$pytest_log"
+pytest_passed=$(awk '/ passed/ { for (i = 1; i < NF; i++) if ($(i + 1) ~ /^passed/) n = $i } END { print n + 0 }' "$pytest_log")
+[ "$pytest_passed" -gt 0 ] || { echo "pytest ran no test"; exit 1; }
+# The notebooks use the package too.
+"$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheel"
 # Every bundled pipeline but the heavy ones (the main job, the full universe, the eleven
 # puzzles and the fifteen puzzle's 7-8 pattern databases: the main-job script and the
 # benchmarks run those), each into its own folder named after the file.
@@ -57,6 +77,6 @@ if ! command -v chromium > /dev/null || ! command -v chromedriver > /dev/null; t
 fi
 "$venv/bin/python" tests/python/browser_test.py "$huarong" "$scratch/huarong-canonical" \
   "$scratch/screenshots"
-# Four Python checks passed (set -e stops at the first failure): rust-version, outputs,
-# notebooks, browser.
-echo "total: $((passed + 4)) passed, 0 failed"
+# The package's pytest cases and four Python checks passed (set -e stops at the first failure):
+# rust-version, outputs, notebooks, browser.
+echo "total: $((passed + pytest_passed + 4)) passed, 0 failed"

@@ -1,11 +1,12 @@
 """Executes every notebook (jupytext percent scripts in notebooks/) and fails on any cell error.
 
 Usage: python run_notebooks.py OUTPUTS_ROOT HUARONG_BIN [EXECUTED_DIR]
-OUTPUTS_ROOT holds the pipelines' output folders: huarong.py reads OUTPUTS_ROOT/huarong-canonical
+OUTPUTS_ROOT holds the pipelines' output folders: huarong_dao.py reads OUTPUTS_ROOT/huarong-canonical
 (through HUARONG_OUTPUTS), siblings.py reads OUTPUTS_ROOT/{solitaire,omnigravity,square-destroyer}
 (through SIBLING_OUTPUTS), universe.py reads OUTPUTS_ROOT/klotski-universe (through
-UNIVERSE_OUTPUTS), sliding.py reads OUTPUTS_ROOT/sliding (through SLIDING_OUTPUTS); notebooks
-call HUARONG_BIN. Executed copies go to EXECUTED_DIR
+UNIVERSE_OUTPUTS), sliding.py reads OUTPUTS_ROOT/sliding (through SLIDING_OUTPUTS); huarong_dao.py solves
+with the `huarong` package (installed into the same virtualenv); HUARONG_BIN is there for any
+notebook that calls the binary. Executed copies go to EXECUTED_DIR
 (default: a temporary folder), never into the repository.
 """
 

@@ -23,15 +23,13 @@
 import os
 from pathlib import Path
 
-# The pipeline output folder, and the huarong binary (used to draw a solution path).
+# The pipeline output folder.
 OUT = Path(os.environ.get("HUARONG_OUTPUTS", "../outputs/huarong-canonical"))
-HUARONG = os.environ.get("HUARONG_BIN", "../target/release/huarong")
 
 # %%
-import json
-import subprocess
-
 import duckdb
+import huarong  # pip install ./python
+import numpy as np
 import matplotlib.pyplot as plt
 import polars as pl
 from verified import verified
@@ -164,16 +162,14 @@ plt.show()
 # %% [markdown]
 # ## The 81-move solution of 横刀立马, move by move
 #
-# Computed by `huarong solve --json`, which descends the distance tables of this output folder.
+# Computed by `huarong.solve`, which descends the distance tables of this output folder (the
+# same path as `huarong solve --json`). dnomd343/klotski's players know the start as
+# CommonCode `1A9BF0C00`, ShortCode `4WVE1`; either names it as well as the layout does.
 
 # %%
-res = subprocess.run(
-    [HUARONG, "solve", "VCCV/VCCV/VHHV/VSSV/S..S", "--metric", "piece", "--json",
-     "--tables", str(OUT)],
-    capture_output=True, text=True, check=True,
-)
-solution = json.loads(res.stdout)
+solution = huarong.solve("4WVE1", metric="piece", tables=[OUT])
 assert solution["moves"] == 81 and len(solution["path"]) == 82
+assert solution["source"] == "tables" and solution["common_code"] == "1A9BF0C00"
 cols = 12
 rows_ = -(-len(solution["path"]) // cols)
 fig, axes = plt.subplots(rows_, cols, figsize=(cols * 1.1, rows_ * 1.5))
@@ -183,6 +179,32 @@ for i, ax in enumerate(axes.flat):
     else:
         ax.axis("off")
 plt.show()
+
+# %% [markdown]
+# ## The tables as numpy arrays
+#
+# `huarong.Outputs` opens the folder's artifacts (verified, and vouched for by its export) as
+# read-only numpy arrays over the memory-mapped files: no Parquet decoding, no copy. Indexed
+# by state: the distance of every position, its component, its code.
+
+# %%
+outputs = huarong.Outputs(OUT)
+space = "h1v4s4-unlabeled"
+dist = outputs.distances(space, "piece")
+comp = outputs.components(space, "piece")
+assert dist.base.mapped and not dist.flags.writeable
+solvable = dist != huarong.UNREACHABLE
+goal_components = np.unique(comp[dist == 0])
+assert np.isin(comp[solvable], goal_components).all()  # solvable = in a goal's component
+per_component = np.bincount(comp)
+print(f"{solvable.sum():,} solvable positions in {len(goal_components)} goal components; "
+      f"largest component {per_component.max():,} positions")
+far = np.flatnonzero(dist == dist[solvable].max())
+assert len(far) == farthest.height  # the records' farthest positions, found again
+states = outputs.table(f"states-{space}")
+states.filter(pl.col("index").is_in(far.tolist())).select(
+    "layout", "common_code", "short_code", "distance_piece"
+)
 
 # %% [markdown]
 # ## Labeled vs unlabeled
