@@ -87,7 +87,9 @@ def main():
         wait_for_position(driver, HENGDAO)
         truth = check_against_api(driver, base, HENGDAO)
         assert truth["distance"] == 81, truth["distance"]
-        print("loaded 横刀立马: 81 moves shown, as the API says")
+        codes = driver.find_element(By.ID, "codes").text
+        assert codes == "CommonCode 1A9BF0C00 · ShortCode 4WVE1", codes
+        print("loaded 横刀立马: 81 moves shown, as the API says, and its codes")
 
         # Three moves by clicking, each a closer move, by a piece with several destinations when
         # there is one (click the piece, then the highlighted place).

@@ -34,7 +34,7 @@ fn solve_boards_plain_text_when_piped() {
     let plain = ok(&["solve", SHORT, "--cold"]);
     let moves: usize = plain.lines().next().unwrap().parse().unwrap();
     assert_eq!(plain.lines().count(), moves + 2);
-    assert!(text.starts_with(&format!("{moves} moves (piece metric)")));
+    assert!(text.starts_with(&format!("{moves} moves (piece metric, common_code ")));
 }
 
 #[test]

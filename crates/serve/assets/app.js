@@ -115,6 +115,11 @@ function drawStatus() {
     : `its farthest position (${c.farthest_distance} moves)`;
   a.onclick = (e) => { e.preventDefault(); go(positionAsk(c.farthest)); };
   comp.append(a);
+  // dnomd343/klotski's names of a Huarong Dao position (pasting either loads it too).
+  const codes = current.codes || {};
+  $("codes").textContent = codes.common_code
+    ? `CommonCode ${codes.common_code} · ShortCode ${codes.short_code}`
+    : "";
   const s = current.source;
   $("source").textContent = s.tables !== undefined
     ? `Distances from the tables in ${s.tables}`
