@@ -308,3 +308,16 @@ def test_errors_never_crash_the_interpreter():
             huarong.solve(bad)
     with pytest.raises(TypeError):
         huarong.solve(42)
+    # Random texts over the notations' characters: a ValueError or an answer, never anything
+    # else (a Rust panic would surface as pyo3's PanicException, a BaseException).
+    import random
+
+    rng = random.Random(343)
+    alphabet = "CHVS.1234abcdHIJ/\n0123456789ABCDEFGHJKMNPQRSTUVWXYZ"
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.choice([5, 9, 20, 24, 29])))
+        for f in (huarong.common_code, huarong.short_code, huarong.layout, huarong.moves):
+            try:
+                f(text)
+            except ValueError:
+                pass
