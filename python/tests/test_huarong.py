@@ -321,3 +321,23 @@ def test_errors_never_crash_the_interpreter():
                 f(text)
             except ValueError:
                 pass
+
+
+def test_a_found_pipeline_reads_its_puzzle_files_from_its_own_root(tmp_path):
+    # pipelines/sliding.toml names puzzle files relative to the repository root; opened from a
+    # subdirectory (a notebook's), the pipeline is found in a parent and its files with it.
+    folder = tmp_path / "sliding"
+    assert cli("run", "pipelines/sliding.toml", "-q", "-o", str(folder)).returncode == 0
+    script = (
+        "import sys, huarong\n"
+        "o = huarong.Outputs(sys.argv[1])\n"
+        "d = o.distances('pennant', 'piece')\n"
+        "print(o.pipeline, len(o.spaces()), int(d[d != huarong.UNREACHABLE].max()))\n"
+    )
+    out = subprocess.run([os.sys.executable, "-c", script, str(folder)], cwd=ROOT / "notebooks",
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    pipeline, spaces, farthest = out.stdout.split()
+    assert Path(pipeline) == ROOT / "pipelines/sliding.toml"
+    assert int(spaces) == 17
+    assert int(farthest) >= 59  # Pennant's start is 59 moves from the goal (piece metric)

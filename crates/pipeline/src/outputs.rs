@@ -116,11 +116,14 @@ impl Outputs {
         let manifest_path = dir.join(manifest::FILE);
         let stored = manifest::stored_fingerprint(&manifest_path)
             .ok_or_else(|| OutputsError::NotAnOutput(dir.to_owned()))?;
-        let pipeline = match pipeline {
-            Some(p) => p.to_owned(),
+        // The files a pipeline names (puzzle files) are relative to the directory it is run
+        // from: the working directory for a given pipeline, the one holding `pipelines/` for a
+        // found one.
+        let (pipeline, base) = match pipeline {
+            Some(p) => (p.to_owned(), PathBuf::from(".")),
             None => find_pipeline(dir)?,
         };
-        let loaded = Pipeline::load(&pipeline)?;
+        let loaded = load(&pipeline, &base)?;
         let plan = loaded.section.spaces();
         let fingerprint = crate::export::fingerprint(&loaded, &plan, dir);
         if fingerprint.ok() != Some(stored) {
@@ -333,8 +336,28 @@ impl Outputs {
     }
 }
 
-/// `pipelines/<folder name>.toml` in the working directory or its parents.
-fn find_pipeline(dir: &Path) -> Result<PathBuf, OutputsError> {
+/// A pipeline whose relative file names are relative to `base`.
+fn load(pipeline: &Path, base: &Path) -> Result<Pipeline, OutputsError> {
+    use crate::ConfigError;
+    let text = std::fs::read_to_string(pipeline).map_err(|source| ConfigError::Read {
+        path: pipeline.to_owned(),
+        source,
+    })?;
+    let read = |file: &str| {
+        let path = base.join(file);
+        std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    };
+    Ok(
+        Pipeline::parse_with(&text, &read).map_err(|message| ConfigError::Invalid {
+            path: pipeline.to_owned(),
+            message,
+        })?,
+    )
+}
+
+/// `pipelines/<folder name>.toml` in the working directory or its parents, and that
+/// directory.
+fn find_pipeline(dir: &Path) -> Result<(PathBuf, PathBuf), OutputsError> {
     let name = dir
         .canonicalize()
         .ok()
@@ -343,10 +366,10 @@ fn find_pipeline(dir: &Path) -> Result<PathBuf, OutputsError> {
     let file = format!("pipelines/{name}.toml");
     let cwd = std::env::current_dir().unwrap_or_default();
     let tried: Vec<PathBuf> = cwd.ancestors().map(|a| a.join(&file)).collect();
-    tried
-        .iter()
-        .find(|p| p.is_file())
-        .cloned()
+    cwd.ancestors()
+        .zip(&tried)
+        .find(|(_, p)| p.is_file())
+        .map(|(base, p)| (p.clone(), base.to_owned()))
         .ok_or_else(|| OutputsError::NoPipeline {
             dir: dir.to_owned(),
             tried: tried
