@@ -5,9 +5,10 @@
 //! folders are read through `pipeline::outputs` (verified, vouched for by their export), and
 //! dnomd343/klotski's codes come from `klotski::codes`. A table is handed to Python as a
 //! [`Mapping`] over the artifact's memory map with numpy's array interface (read-only), so
-//! `numpy.asarray` gives an array over the file's pages with no copy and no unsafe code. Errors become `ValueError`,
-//! `FileNotFoundError` or `RuntimeError` with the library's message; nothing panics across the
-//! boundary (pyo3 turns a panic into an exception, and none is expected).
+//! `numpy.asarray` gives an array over the file's pages with no copy and no unsafe code.
+//! Errors become `ValueError`, `FileNotFoundError` or `RuntimeError` with the library's
+//! message; nothing panics across the boundary (pyo3 turns a panic into an exception, and none
+//! is expected).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -241,11 +242,18 @@ impl Mapping {
     /// these bytes whose `base` is this object, which keeps the map alive.
     #[getter]
     fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let (typestr, size) = match self.held {
-            Held::U16(_) => ("<u2", 2),
-            Held::U32(_) => ("<u4", 4),
-            Held::U64(_) => ("<u8", 8),
+        // Artifacts hold values in the machine's byte order.
+        let order = if cfg!(target_endian = "little") {
+            '<'
+        } else {
+            '>'
         };
+        let size = match self.held {
+            Held::U16(_) => 2,
+            Held::U32(_) => 4,
+            Held::U64(_) => 8,
+        };
+        let typestr = format!("{order}u{size}");
         let bytes = self.held.bytes();
         let d = PyDict::new(py);
         d.set_item("version", 3)?;
