@@ -84,6 +84,11 @@ fn render_writes_one_board() {
         .filter(|n| n.attribute("class") == Some("piece"))
         .count();
     assert_eq!(pieces, 10);
+    let title = doc.descendants().find(|n| n.has_tag_name("title")).unwrap();
+    assert_eq!(
+        title.text(),
+        Some("VCCV/VCCV/VHHV/VSSV/S..S, common_code 1A9BF0C00, short_code 4WVE1")
+    );
     let o = huarong(&[
         "render",
         "VCCV/VCCV/VHHV/VSSV/S..X",

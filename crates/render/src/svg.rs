@@ -146,6 +146,11 @@ fn piece(out: &mut String, p: &Picture, k: u16, hot: bool) {
 
 /// One board as a standalone SVG document.
 pub fn board(p: &Picture) -> String {
+    board_titled(p, None)
+}
+
+/// [`board`] with a `<title>` (what viewers show on hover and screen readers read).
+pub fn board_titled(p: &Picture, title: Option<&str>) -> String {
     let (w, h) = (
         p.cols as f64 * CELL + 2.0 * PAD,
         p.rows as f64 * CELL + 2.0 * PAD,
@@ -154,6 +159,9 @@ pub fn board(p: &Picture) -> String {
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif">"#
     );
     out.push('\n');
+    if let Some(title) = title {
+        let _ = writeln!(out, "<title>{}</title>", escape(title));
+    }
     let _ = writeln!(
         out,
         r#"<g class="board" transform="translate({PAD},{PAD})">"#

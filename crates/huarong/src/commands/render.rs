@@ -21,7 +21,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(i) => i,
         Err(code) => return Ok(code),
     };
-    let doc = render::svg::board(&instance.picture());
+    // The position as text, with its other names (a layout's CommonCode and ShortCode).
+    let mut title = instance.start();
+    for (name, value) in instance.codes() {
+        title.push_str(&format!(", {name} {value}"));
+    }
+    let doc = render::svg::board_titled(&instance.picture(), Some(&title));
     std::fs::write(&args.output, doc)
         .with_context(|| format!("writing {}", args.output.display()))?;
     Ok(ExitCode::SUCCESS)
