@@ -128,12 +128,9 @@ fn moves(position: Option<String>, metric: &str, puzzle: Option<String>) -> PyRe
 
 /// A Huarong Dao board from a layout, a CommonCode or a ShortCode.
 fn board(text: &str) -> PyResult<klotski::Board> {
-    match klotski::codes::read(text) {
-        Some(read) => read.map_err(|e| PyValueError::new_err(e.to_string())),
-        None => klotski::parse(text)
-            .map(|p| p.board)
-            .map_err(|e| PyValueError::new_err(format!("invalid layout {text:?}: {e}"))),
-    }
+    klotski::codes::read_layout(text)
+        .map(|p| p.board)
+        .map_err(PyValueError::new_err)
 }
 
 /// dnomd343/klotski's CommonCode (9 hex digits) of a layout (or of a code).

@@ -388,11 +388,33 @@ pub fn read(text: &str) -> Option<Result<Board, CodeError>> {
     })
 }
 
+/// A position's text as `huarong solve` and `serve` read it: a code ([`read`]) or a layout
+/// (labeled or not); the message says which it was taken for and what is wrong.
+pub fn read_layout(text: &str) -> Result<crate::Parsed, String> {
+    match read(text) {
+        Some(board) => Ok(crate::Parsed {
+            board: board.map_err(|e| format!("invalid code {:?}: {e}", text.trim()))?,
+            labeled: false,
+        }),
+        None => crate::parse(text).map_err(|e| format!("invalid layout {text:?}: {e}")),
+    }
+}
+
+/// The CommonCode of a compact unlabeled code, as 9 hex digits.
+pub fn common_text(compact: u64) -> String {
+    format_common(from_compact(compact), false)
+}
+
+/// The ShortCode of a compact unlabeled code (of a valid position), as 5 characters.
+pub fn short_text(compact: u64) -> String {
+    let short = short_code(from_compact(compact)).expect("a position's CommonCode is valid");
+    format_short(short)
+}
+
 /// The two codes of a board, as text: (CommonCode, ShortCode).
 pub fn codes(board: &Board) -> (String, String) {
-    let common = common_code(board);
-    let short = short_code(common).expect("every board has a valid CommonCode");
-    (format_common(common, false), format_short(short))
+    let compact = board.code();
+    (common_text(compact), short_text(compact))
 }
 
 #[cfg(test)]

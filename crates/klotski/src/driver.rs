@@ -197,15 +197,8 @@ impl Section for HuarongSection {
                         unlabeled_sets.push(set);
                         let mut s = self.spec(Box::new(base.clone()), set, false);
                         s.code_columns = vec![
-                            ("common_code", |code| {
-                                crate::codes::format_common(crate::codes::from_compact(code), false)
-                            }),
-                            ("short_code", |code| {
-                                let short =
-                                    crate::codes::short_code(crate::codes::from_compact(code))
-                                        .expect("a position's CommonCode is valid");
-                                crate::codes::format_short(short)
-                            }),
+                            ("common_code", crate::codes::common_text),
+                            ("short_code", crate::codes::short_text),
                         ];
                         plan.spaces.push(s);
                     }
@@ -331,13 +324,7 @@ impl huarong_core::driver::Solver for LayoutSolver {
         request: &huarong_core::driver::SolveRequest<'_>,
     ) -> Result<Box<dyn huarong_core::driver::Instance>, String> {
         let text = request.position.unwrap_or_default();
-        let parsed = match crate::codes::read(text) {
-            Some(board) => crate::Parsed {
-                board: board.map_err(|e| format!("invalid code {:?}: {e}", text.trim()))?,
-                labeled: false,
-            },
-            None => crate::parse(text).map_err(|e| format!("invalid layout {text:?}: {e}"))?,
-        };
+        let parsed = crate::codes::read_layout(text)?;
         if let Some(goal) = request.goal {
             let goal = parse_goal(goal)?;
             return Ok(Box::new(crate::goal::GoalInstance::new(

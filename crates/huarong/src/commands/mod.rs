@@ -37,3 +37,13 @@ pub fn table_roots(tables: Vec<PathBuf>) -> anyhow::Result<Vec<PathBuf>> {
     }
     Ok(tables)
 }
+
+/// A position's other names (`Instance::codes`: a layout's CommonCode and ShortCode) as
+/// `, common_code 1A9BF0C00, short_code 4WVE1`, to follow its text or move count.
+pub fn other_names(instance: &dyn huarong_core::driver::Instance) -> String {
+    instance
+        .codes()
+        .iter()
+        .map(|(name, value)| format!(", {name} {value}"))
+        .collect()
+}

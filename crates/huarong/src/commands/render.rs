@@ -21,11 +21,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(i) => i,
         Err(code) => return Ok(code),
     };
-    // The position as text, with its other names (a layout's CommonCode and ShortCode).
-    let mut title = instance.start();
-    for (name, value) in instance.codes() {
-        title.push_str(&format!(", {name} {value}"));
-    }
+    let title = format!(
+        "{}{}",
+        instance.start(),
+        super::other_names(instance.as_ref())
+    );
     let doc = render::svg::board_titled(&instance.picture(), Some(&title));
     std::fs::write(&args.output, doc)
         .with_context(|| format!("writing {}", args.output.display()))?;

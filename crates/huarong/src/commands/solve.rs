@@ -128,7 +128,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let text = if args.json {
         json(instance.as_ref(), metric, &solution)
     } else {
-        text(metric, path, &frames, args.boards, &instance.codes())
+        text(
+            metric,
+            path,
+            &frames,
+            args.boards,
+            &super::other_names(instance.as_ref()),
+        )
     };
     emit(&text)?;
     Ok(ExitCode::SUCCESS)
@@ -161,7 +167,7 @@ fn text(
     path: &huarong_core::driver::SolvedPath,
     frames: &[render::Frame],
     boards: bool,
-    codes: &[(&'static str, String)],
+    names: &str,
 ) -> String {
     use std::io::IsTerminal;
     let moves = path.layouts.len() - 1;
@@ -176,8 +182,6 @@ fn text(
         .ok()
         .and_then(|w| w.parse().ok())
         .unwrap_or(100);
-    // The start's other names (a layout's CommonCode and ShortCode), after the count.
-    let names: String = codes.iter().map(|(k, v)| format!(", {k} {v}")).collect();
     format!(
         "{moves} moves ({metric} metric{names})\n\n{}",
         render::text::strips(frames, style, width)
