@@ -314,6 +314,22 @@ fn shared<'a>(rows: &'a (dyn Rows + 'a)) -> Result<&'static (dyn Rows + 'static)
     Ok(unsafe { std::mem::transmute::<&'a (dyn Rows + 'a), &'static (dyn Rows + 'static)>(rows) })
 }
 
+/// Every process's `mine` on process 0, in process order (`None` on the others): one round in
+/// which each process's first worker sends its bytes to worker 0.
+pub fn gather(cluster: &Cluster, mine: Vec<u8>) -> Result<Option<Vec<Vec<u8>>>, StageError> {
+    let workers = cluster.workers.max(1) as u32;
+    let mine = Arc::new(std::sync::Mutex::new(Some(mine)));
+    run_workers(cluster, move |worker, mailbox| {
+        let first = (worker.index() as u32).is_multiple_of(workers);
+        let batch = match (first, mine.lock().map(|mut m| m.take())) {
+            (true, Ok(Some(bytes))) => vec![(0, bytes)],
+            _ => Vec::new(),
+        };
+        let received = mailbox.exchange(worker, batch);
+        (worker.index() == 0).then(|| received.into_iter().map(|(_, b)| b).collect())
+    })
+}
+
 /// For every state, the smallest member of its connected component: the whole vector on process
 /// 0, `None` on the others.
 pub fn component_roots(

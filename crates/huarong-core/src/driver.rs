@@ -231,6 +231,8 @@ pub trait Section: Send + Sync + fmt::Debug {
 pub struct Plan {
     pub spaces: Vec<SpaceSpec>,
     pub patterns: Vec<Box<dyn crate::Abstraction>>,
+    /// Censuses over classes searched in memory ([`crate::universe`]).
+    pub universes: Vec<Box<dyn crate::Universe>>,
     pub notes: Vec<String>,
 }
 

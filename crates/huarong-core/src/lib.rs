@@ -14,6 +14,7 @@ pub mod puzzle;
 pub mod shards;
 pub mod stage;
 pub mod table;
+pub mod universe;
 
 pub use abstraction::Abstraction;
 pub use artifact::{Artifact, ArtifactError, ArtifactWriter, Expect, Fingerprint, Header, Section};
@@ -21,6 +22,7 @@ pub use progress::{Bar, Progress, Report, Reporter};
 pub use puzzle::{Codes, Cover, DistanceSources, Puzzle, add_space, metric_index};
 pub use stage::{Outcome, StageError, reuse_or_build, try_reuse};
 pub use table::{Column, Table, Value};
+pub use universe::Universe;
 
 /// How many of the indices `0..n` map to each small number: `counts[k]` is how many `i` have
 /// `key(i) == Some(k)` (`None` is not counted). The result ends at the largest key seen (empty

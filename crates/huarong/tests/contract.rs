@@ -76,6 +76,11 @@ fn families() -> Vec<Family> {
             .map(|(n, b)| format!("[[omnigravity.boards]]\nname = \"{n}\"\nboard = \"{b}\"\n"))
             .collect::<String>())
     };
+    let rush = |size: usize, walls: usize| {
+        doc(&format!(
+            "[rush-hour]\nsize = {size}\nmax_walls = {walls}\n"
+        ))
+    };
     let (s1, s2) = (omnigravity::SAMPLES[0].1, omnigravity::SAMPLES[1].1);
     // sample-1 with the obstacle of its third row moved one cell left.
     let s1_moved = s1.replacen("/...#..../", "/..#...../", 1);
@@ -155,6 +160,25 @@ fn families() -> Vec<Family> {
                     text: solitaire("4 4 4 5 5 4 6 5", "4 4 4 5 5 4 6 5"),
                     files: vec![],
                     rebuilt: &[EXPORT],
+                },
+            ],
+        },
+        Family {
+            name: "rush-hour",
+            base: rush(4, 1),
+            files: vec![],
+            cases: vec![
+                Case {
+                    keys: &["size"],
+                    text: rush(5, 0),
+                    files: vec![],
+                    rebuilt: &[("rush-hour-", "census"), EXPORT],
+                },
+                Case {
+                    keys: &["max_walls"],
+                    text: rush(4, 2),
+                    files: vec![],
+                    rebuilt: &[("rush-hour-", "census"), EXPORT],
                 },
             ],
         },

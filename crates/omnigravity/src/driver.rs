@@ -96,6 +96,7 @@ impl Section for OmniGravitySection {
             spaces,
             notes: Vec::new(),
             patterns: Vec::new(),
+            universes: Vec::new(),
         }
     }
 

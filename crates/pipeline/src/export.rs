@@ -11,7 +11,7 @@ use std::path::Path;
 use huarong_core::driver::{Plan, SpaceView};
 use huarong_core::{Fingerprint, Outcome, Table};
 
-use crate::run::{PatternReport, RunOptions, SpaceReport};
+use crate::run::{PatternReport, RunOptions, SpaceReport, UniverseReport};
 use crate::space::{self, OpenSpace};
 use crate::{Pipeline, PipelineError, manifest, tables};
 
@@ -31,19 +31,41 @@ pub fn fingerprint(pipeline: &Pipeline, plan: &Plan, output: &Path) -> Result<u6
     let patterns = plan
         .patterns
         .iter()
-        .map(|a| {
-            let path = space::pattern_dir(output, a.as_ref()).join(space::files::PATTERN);
-            Ok(huarong_core::Artifact::peek_header(&path)
-                .map_err(huarong_core::StageError::from)?
-                .checksum)
-        })
-        .collect::<Result<Vec<u64>, PipelineError>>()?;
-    Ok(fingerprint_of(pipeline, plan, &checksums, &patterns))
+        .map(|a| space::pattern_dir(output, a.as_ref()).join(space::files::PATTERN))
+        .collect::<Vec<_>>();
+    let universes = plan
+        .universes
+        .iter()
+        .map(|u| space::universe_dir(output, u.as_ref()).join(space::files::UNIVERSE))
+        .collect::<Vec<_>>();
+    let peek = |paths: Vec<std::path::PathBuf>| {
+        paths
+            .iter()
+            .map(|path| {
+                Ok(huarong_core::Artifact::peek_header(path)
+                    .map_err(huarong_core::StageError::from)?
+                    .checksum)
+            })
+            .collect::<Result<Vec<u64>, PipelineError>>()
+    };
+    Ok(fingerprint_of(
+        pipeline,
+        plan,
+        &checksums,
+        &peek(patterns)?,
+        &peek(universes)?,
+    ))
 }
 
-/// [`fingerprint`] from each space's artifact checksum ([`space::checksum_of`]) and each
-/// pattern database's.
-fn fingerprint_of(pipeline: &Pipeline, plan: &Plan, checksums: &[u64], patterns: &[u64]) -> u64 {
+/// [`fingerprint`] from each space's artifact checksum ([`space::checksum_of`]), each
+/// pattern database's and each universe's.
+fn fingerprint_of(
+    pipeline: &Pipeline,
+    plan: &Plan,
+    checksums: &[u64],
+    patterns: &[u64],
+    universes: &[u64],
+) -> u64 {
     let mut fp = Fingerprint::new("export", VERSION);
     fp.add_u64(pipeline.section_key);
     fp.add_list(plan.spaces.len());
@@ -57,6 +79,12 @@ fn fingerprint_of(pipeline: &Pipeline, plan: &Plan, checksums: &[u64], patterns:
             fp.add_str(&a.id()).add_u64(checksum);
         }
     }
+    if !plan.universes.is_empty() {
+        fp.add_list(plan.universes.len());
+        for (u, &checksum) in plan.universes.iter().zip(universes) {
+            fp.add_str(&u.id()).add_u64(checksum);
+        }
+    }
     fp.finish()
 }
 
@@ -67,6 +95,7 @@ pub fn export(
     plan: &Plan,
     reports: &mut [SpaceReport],
     patterns: &[PatternReport],
+    universes: &[UniverseReport],
     output: &Path,
     opts: &RunOptions,
 ) -> Result<(Vec<(String, u64)>, Outcome), PipelineError> {
@@ -76,7 +105,14 @@ pub fn export(
         .map(|r| space::checksum_of(&r.artifacts))
         .collect();
     let pattern_checksums: Vec<u64> = patterns.iter().map(|p| p.artifact.1).collect();
-    let fingerprint = fingerprint_of(pipeline, plan, &checksums, &pattern_checksums);
+    let universe_checksums: Vec<u64> = universes.iter().map(|u| u.artifact.1).collect();
+    let fingerprint = fingerprint_of(
+        pipeline,
+        plan,
+        &checksums,
+        &pattern_checksums,
+        &universe_checksums,
+    );
     let manifest_path = output.join(manifest::FILE);
     let outcome = if opts.force {
         Outcome::Built
@@ -96,6 +132,13 @@ pub fn export(
         ] {
             let size = tables::write_tables(vec![table], &output.join(name))?;
             tables.push((name.into(), size));
+        }
+    }
+    if !universes.is_empty() {
+        for (name, table) in tables::universes(&plan.universes, universes, plan.spaces.is_empty())?
+        {
+            let size = tables::write_tables(vec![table], &output.join(&name))?;
+            tables.push((name, size));
         }
     }
     manifest::write(&manifest_path, fingerprint, output, &tables)?;

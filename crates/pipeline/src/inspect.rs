@@ -71,14 +71,15 @@ pub fn inspect(dir: &Path, rows: usize) -> Result<Inspection, InspectError> {
             problem: bad.problem.clone().unwrap_or_default(),
         });
     }
-    let (summary, records) = if summary_path.is_file() {
-        (
-            Some(export::read_text(&summary_path, usize::MAX)?),
-            Some(export::read_text(&dir.join("records.parquet"), rows)?),
-        )
-    } else {
-        (None, None)
-    };
+    let summary = summary_path
+        .is_file()
+        .then(|| export::read_text(&summary_path, usize::MAX))
+        .transpose()?;
+    // A universe's folder has a summary but no records.
+    let records_path = dir.join("records.parquet");
+    let records = (summary.is_some() && records_path.is_file())
+        .then(|| export::read_text(&records_path, rows))
+        .transpose()?;
     let patterns = patterns_path
         .is_file()
         .then(|| export::read_text(&patterns_path, usize::MAX))

@@ -60,6 +60,8 @@ pub struct RunReport {
     pub pruned: Vec<PathBuf>,
     /// The pattern databases, in plan order.
     pub patterns: Vec<run::PatternReport>,
+    /// The universes' censuses, in plan order.
+    pub universes: Vec<run::UniverseReport>,
 }
 
 /// Runs every stage of `pipeline` into `output` (the pipeline's own output folder if `None`).
@@ -93,6 +95,10 @@ pub fn run_pipeline(
                 spaces.push(run_one(spec, &output, opts)?);
             }
         }
+        // Its share of every universe's classes, sent to the leader.
+        for u in &plan.universes {
+            run::run_universe(u.as_ref(), &output, opts)?;
+        }
         return Ok(RunReport {
             name: pipeline.name.clone(),
             output,
@@ -102,6 +108,7 @@ pub fn run_pipeline(
             export_seconds: 0.0,
             pruned: Vec::new(),
             patterns: Vec::new(),
+            universes: Vec::new(),
         });
     }
     let mut reports = run_spaces(&plan, &output, opts)?;
@@ -110,18 +117,30 @@ pub fn run_pipeline(
         .iter()
         .map(|a| run::run_pattern(a.as_ref(), &output, opts))
         .collect::<Result<Vec<_>, _>>()?;
+    let mut universes = Vec::new();
+    for u in &plan.universes {
+        universes.extend(run::run_universe(u.as_ref(), &output, opts)?);
+    }
     let t = std::time::Instant::now();
-    let (tables, export_outcome) =
-        export::export(pipeline, &plan, &mut reports, &patterns, &output, opts)?;
+    let (tables, export_outcome) = export::export(
+        pipeline,
+        &plan,
+        &mut reports,
+        &patterns,
+        &universes,
+        &output,
+        opts,
+    )?;
     let export_seconds = t.elapsed().as_secs_f64();
     opts.reporter
         .stage("parquet", "export", export_seconds, &export_outcome);
-    let pruned = prune::prune(&output, &reports, &patterns, &tables).map_err(|source| {
-        PipelineError::Io {
-            path: output.clone(),
-            source,
-        }
-    })?;
+    let pruned =
+        prune::prune(&output, &reports, &patterns, &universes, &tables).map_err(|source| {
+            PipelineError::Io {
+                path: output.clone(),
+                source,
+            }
+        })?;
     for p in &pruned {
         opts.reporter.note(&format!(
             "removed {}: not produced by this pipeline any more",
@@ -144,6 +163,7 @@ pub fn run_pipeline(
         export_seconds,
         pruned,
         patterns,
+        universes,
     })
 }
 

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use huarong_core::artifact::MAGIC;
 
 use crate::manifest;
-use crate::run::{PatternReport, SpaceReport};
+use crate::run::{PatternReport, SpaceReport, UniverseReport};
 
 /// Removes leftovers from `output` (see the module docs) given every space of the run (with
 /// the artifacts it listed), its pattern databases and the tables the export wrote; returns their paths relative to
@@ -23,10 +23,12 @@ pub fn prune(
     output: &Path,
     spaces: &[SpaceReport],
     patterns: &[PatternReport],
+    universes: &[UniverseReport],
     tables: &[(String, u64)],
 ) -> io::Result<Vec<PathBuf>> {
     let mut keep: HashSet<PathBuf> = tables.iter().map(|(n, _)| PathBuf::from(n)).collect();
     keep.extend(patterns.iter().map(|p| PathBuf::from(&p.artifact.0)));
+    keep.extend(universes.iter().map(|u| PathBuf::from(&u.artifact.0)));
     keep.insert(PathBuf::from(manifest::FILE));
     for space in spaces {
         let dir = PathBuf::from(&space.space_id);

@@ -42,6 +42,36 @@ pub mod files {
 
     /// A pattern database, alone in its abstraction's folder.
     pub const PATTERN: &str = "pattern.bin";
+
+    /// A universe's census, alone in its universe's folder.
+    pub const UNIVERSE: &str = "universe.bin";
+}
+
+/// The artifact kind of a universe's census.
+pub const UNIVERSE_KIND: &str = "universe";
+
+/// The folder of a universe's census: `<output>/<universe id>/`.
+pub fn universe_dir(output: &Path, universe: &dyn huarong_core::Universe) -> PathBuf {
+    output.join(universe.id())
+}
+
+/// The fingerprint of a universe's census: what decides its bytes.
+pub fn universe_fingerprint(universe: &dyn huarong_core::Universe) -> u64 {
+    let mut fp = huarong_core::Fingerprint::new("universe", 1);
+    fp.add_str(&universe.id());
+    universe.parameters(&mut fp);
+    fp.finish()
+}
+
+/// What the next run expects of a universe's census (keyed as [`expected`]'s).
+pub fn expected_universe(
+    universe: &dyn huarong_core::Universe,
+    out: &mut HashMap<String, Expected>,
+) {
+    out.insert(
+        format!("{}/{}", universe.id(), files::UNIVERSE),
+        Expected::Fingerprint(universe_fingerprint(universe)),
+    );
 }
 
 /// The folder of a pattern database: `<output>/<abstraction id>/`.

@@ -5,9 +5,9 @@
 use std::path::Path;
 
 use export::TableWriter;
-use huarong_core::UNREACHABLE;
 use huarong_core::driver::{Record, SpaceSpec, SpaceView, StateKey};
 use huarong_core::table::{Table, Value};
+use huarong_core::{StageError, UNREACHABLE};
 use rayon::prelude::*;
 
 use crate::run::SpaceReport;
@@ -112,6 +112,43 @@ pub fn summary(spaces: &[&SpaceReport], columns: &[(&'static str, Value)]) -> Ta
     )
     .u64("max_distance_states", col(&|_, m| m.max_distance_states))
     .opt_u64("answer", rows.iter().map(|(_, m)| m.answer).collect())
+}
+
+/// The universes' tables: one summary row per universe (`summary.parquet` when the pipeline has
+/// no spaces, else `universes.parquet`: `universe` and the family's counts), then each one's
+/// own tables (two universes may not write the same file).
+pub fn universes(
+    universes: &[Box<dyn huarong_core::Universe>],
+    reports: &[crate::run::UniverseReport],
+    as_summary: bool,
+) -> Result<Vec<(String, Table)>, StageError> {
+    let invalid = |e: String| StageError::Invalid(e);
+    let mut summary = Table::new().str("universe", reports.iter().map(|u| u.id.clone()).collect());
+    if let Some(first) = reports.first() {
+        for (k, (name, _)) in first.summary.iter().enumerate() {
+            let values = reports
+                .iter()
+                .map(|u| u.summary.get(k).filter(|(n, _)| n == name).map(|(_, v)| *v))
+                .collect::<Option<Vec<u64>>>()
+                .ok_or_else(|| invalid("universes with other summary columns".into()))?;
+            summary = summary.u64(name, values);
+        }
+    }
+    let name = if as_summary {
+        "summary.parquet"
+    } else {
+        "universes.parquet"
+    };
+    let mut out = vec![(name.to_owned(), summary)];
+    for (u, report) in universes.iter().zip(reports) {
+        for (file, table) in u.tables(&report.result).map_err(invalid)? {
+            if out.iter().any(|(f, _)| *f == file) {
+                return Err(invalid(format!("two universes write {file}")));
+            }
+            out.push((file, table));
+        }
+    }
+    Ok(out)
 }
 
 /// `patterns.parquet` (one row per pattern database: its id, placements, how many the search

@@ -13,6 +13,7 @@ static DRIVERS: &[&dyn Driver] = &[
     &omnigravity::driver::OmniGravityDriver,
     &square_destroyer::driver::SquareDestroyerDriver,
     &sliding::driver::SlidingDriver,
+    &rush_hour::driver::RushHourDriver,
 ];
 
 /// Every registered family.

@@ -269,6 +269,7 @@ impl Section for SlidingSection {
             })
             .collect();
         Plan {
+            universes: Vec::new(),
             spaces: if self.spaces { spaces } else { Vec::new() },
             patterns: {
                 let mut out: Vec<Box<dyn huarong_core::Abstraction>> = Vec::new();

@@ -63,6 +63,7 @@ impl Section for SolitaireSection {
             spaces: vec![space],
             notes: Vec::new(),
             patterns: Vec::new(),
+            universes: Vec::new(),
         }
     }
 

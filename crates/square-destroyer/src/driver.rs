@@ -123,6 +123,7 @@ impl Section for SquareSection {
             spaces,
             notes: Vec::new(),
             patterns: Vec::new(),
+            universes: Vec::new(),
         }
     }
 

@@ -197,6 +197,15 @@ fn format_report(report: &RunReport) -> String {
             );
         }
     }
+    for u in &report.universes {
+        out += &format!(
+            "universe {} ({}, {:.2} s):\n",
+            u.id, u.log.outcome, u.log.seconds
+        );
+        for (name, value) in &u.summary {
+            out += &format!("  {name:<20} {value:>16}\n");
+        }
+    }
     out += &format!(
         "parquet tables ({}, {:.2} s):\n",
         report.export_outcome, report.export_seconds

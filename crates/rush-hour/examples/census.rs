@@ -1,0 +1,27 @@
+//! `cargo run --release -p rush-hour --example census -- SIZE WALLS [PART PARTS]`: the census of
+//! one universe, or of its units `k ≡ PART (mod PARTS)` (a sample to project a long run from).
+fn main() {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("a number"))
+        .collect();
+    let at = |i: usize, d: usize| args.get(i).copied().unwrap_or(d);
+    let (size, walls, part, parts) = (at(0, 5), at(1, 0), at(2, 0), at(3, 1));
+    let t = std::time::Instant::now();
+    let u = rush_hour::Universe::new(size, walls).expect("a universe");
+    let c = u.census(part, parts, &|| {}).expect("a census");
+    println!(
+        "{size}x{size} walls<={walls} part {part}/{parts}: units {} classes {} layouts {} \
+         clusters {} solvable {} minimal {} ({:.2} s)",
+        u.units(),
+        c.classes,
+        c.layouts,
+        c.clusters,
+        c.solvable_clusters,
+        c.puzzles.len(),
+        t.elapsed().as_secs_f64()
+    );
+    for p in c.puzzles.iter().take(3) {
+        println!("{} {} {}", p.moves, p.board, p.cluster_size);
+    }
+}

@@ -1,0 +1,501 @@
+//! One Rush Hour layout: its pieces, its notation (Fogleman's: `N·N` characters row-major), its
+//! moves, and a bounded breadth-first solver over layouts (used to test minimality and by the
+//! plain reference).
+
+use std::collections::HashSet;
+use std::fmt;
+
+use thiserror::Error;
+
+/// The row whose right end is the exit (the third from the top).
+pub const EXIT_ROW: usize = 2;
+/// Board sizes the universe takes.
+pub const SIZES: std::ops::RangeInclusive<usize> = 4..=6;
+/// The red car's letter.
+pub const RED: char = 'A';
+
+/// What a piece is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// Slides along its row.
+    Horizontal,
+    /// Slides along its column.
+    Vertical,
+    /// A fixed 1×1 cell.
+    Wall,
+}
+
+/// A piece: its kind, its first (top or left) cell `r·N + c` and its length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Piece {
+    pub kind: Kind,
+    pub cell: u8,
+    pub len: u8,
+}
+
+impl Piece {
+    fn stride(&self, n: usize) -> usize {
+        match self.kind {
+            Kind::Vertical => n,
+            _ => 1,
+        }
+    }
+
+    /// The cells it covers as a bit mask (bit `r·N + c`).
+    pub fn mask(&self, n: usize) -> u64 {
+        let s = self.stride(n);
+        (0..self.len as usize).fold(0, |m, k| m | 1u64 << (self.cell as usize + k * s))
+    }
+}
+
+/// Why a text is not a Rush Hour layout.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum BoardError {
+    #[error("a board is N·N characters for N in 4..=6; this one has {0}")]
+    Length(usize),
+    #[error("row {row}, column {column}: {ch:?} is not `.` (or `o`), `x` or a letter")]
+    Character { row: usize, column: usize, ch: char },
+    #[error("piece {0}: its cells are not a straight line of 2 or 3 cells")]
+    Shape(char),
+    #[error("no red car `A`")]
+    NoRedCar,
+    #[error("the red car `A` must be a horizontal car (2 cells) in row {EXIT_ROW}")]
+    RedCar,
+    #[error("row {0}: only walls may share the exit row with the red car, and only left of it")]
+    ExitRow(usize),
+    #[error("row {0}: its horizontal pieces and walls cover the whole row")]
+    RowFull(usize),
+    #[error("column {0}: its vertical pieces cover the whole column")]
+    ColumnFull(usize),
+}
+
+/// A layout on an `N × N` board. `pieces[0]` is the red car; the others follow in reading
+/// order of their first cells.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Board {
+    n: usize,
+    pieces: Vec<Piece>,
+}
+
+impl Board {
+    /// A layout from its pieces, checked against the rules (red car, full rows and columns).
+    pub fn new(n: usize, mut pieces: Vec<Piece>) -> Result<Board, BoardError> {
+        if !SIZES.contains(&n) {
+            return Err(BoardError::Length(n * n));
+        }
+        let red = pieces.first().copied().ok_or(BoardError::NoRedCar)?;
+        if red.kind != Kind::Horizontal || red.len != 2 || red.cell as usize / n != EXIT_ROW {
+            return Err(BoardError::RedCar);
+        }
+        pieces[1..].sort_by_key(|p| p.cell);
+        let mut row_cover = vec![0usize; n];
+        let mut col_cover = vec![0usize; n];
+        for (i, p) in pieces.iter().enumerate() {
+            let (r, c) = (p.cell as usize / n, p.cell as usize % n);
+            match p.kind {
+                Kind::Vertical => col_cover[c] += p.len as usize,
+                _ => row_cover[r] += p.len as usize,
+            }
+            if i > 0 && r == EXIT_ROW {
+                let left_wall = p.kind == Kind::Wall && p.cell < red.cell;
+                if p.kind != Kind::Vertical && !left_wall {
+                    return Err(BoardError::ExitRow(r));
+                }
+            }
+        }
+        if let Some(r) = row_cover.iter().position(|&k| k >= n) {
+            return Err(BoardError::RowFull(r));
+        }
+        if let Some(c) = col_cover.iter().position(|&k| k >= n) {
+            return Err(BoardError::ColumnFull(c));
+        }
+        Ok(Board { n, pieces })
+    }
+
+    /// Reads Fogleman's notation: `N·N` characters row-major, `.` or `o` empty, `x` a wall,
+    /// `A` the red car, other letters the other pieces (line breaks and spaces ignored).
+    pub fn parse(text: &str) -> Result<Board, BoardError> {
+        let chars: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+        let n = SIZES
+            .clone()
+            .find(|&n| n * n == chars.len())
+            .ok_or(BoardError::Length(chars.len()))?;
+        let mut cells: Vec<(char, Vec<usize>)> = Vec::new();
+        let mut pieces = Vec::new();
+        for (i, &ch) in chars.iter().enumerate() {
+            match ch {
+                '.' | 'o' => {}
+                'x' => pieces.push(Piece {
+                    kind: Kind::Wall,
+                    cell: i as u8,
+                    len: 1,
+                }),
+                c if c.is_ascii_uppercase() => match cells.iter_mut().find(|(l, _)| *l == c) {
+                    Some((_, v)) => v.push(i),
+                    None => cells.push((c, vec![i])),
+                },
+                _ => {
+                    return Err(BoardError::Character {
+                        row: i / n,
+                        column: i % n,
+                        ch,
+                    });
+                }
+            }
+        }
+        let red = cells
+            .iter()
+            .position(|(l, _)| *l == RED)
+            .ok_or(BoardError::NoRedCar)?;
+        let red = cells.remove(red);
+        let mut out = vec![line(n, &red)?];
+        if out[0].kind != Kind::Horizontal {
+            return Err(BoardError::RedCar);
+        }
+        for piece in &cells {
+            out.push(line(n, piece)?);
+        }
+        // Walls were pushed first: keep the red car at the front.
+        let mut all = out;
+        all.extend(pieces);
+        Board::new(n, all)
+    }
+
+    /// The board size `N`.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// The red car, then the other pieces in reading order of their first cells.
+    pub fn pieces(&self) -> &[Piece] {
+        &self.pieces
+    }
+
+    /// Cells covered by horizontal pieces (the red car too).
+    pub fn horizontal_mask(&self) -> u64 {
+        self.mask_of(Kind::Horizontal)
+    }
+
+    /// Cells covered by vertical pieces.
+    pub fn vertical_mask(&self) -> u64 {
+        self.mask_of(Kind::Vertical)
+    }
+
+    /// The walls' cells.
+    pub fn wall_mask(&self) -> u64 {
+        self.mask_of(Kind::Wall)
+    }
+
+    fn mask_of(&self, kind: Kind) -> u64 {
+        self.pieces
+            .iter()
+            .filter(|p| p.kind == kind)
+            .fold(0, |m, p| m | p.mask(self.n))
+    }
+
+    /// Number of walls.
+    pub fn walls(&self) -> usize {
+        self.pieces.iter().filter(|p| p.kind == Kind::Wall).count()
+    }
+
+    /// The red car on the two exit cells.
+    pub fn is_goal(&self) -> bool {
+        self.pieces[0].cell as usize == EXIT_ROW * self.n + self.n - 2
+    }
+
+    /// The same layout without piece `i` (not the red car).
+    pub fn without(&self, i: usize) -> Board {
+        assert!(i > 0, "the red car stays");
+        let mut pieces = self.pieces.clone();
+        pieces.remove(i);
+        Board { n: self.n, pieces }
+    }
+
+    /// Every layout one move away: a piece slid any number of cells along its line, with the
+    /// piece's index.
+    pub fn moves(&self) -> Vec<(usize, Board)> {
+        let n = self.n;
+        let occupied = self.pieces.iter().fold(0, |m, p| m | p.mask(n));
+        let mut out = Vec::new();
+        for (i, p) in self.pieces.iter().enumerate() {
+            if p.kind == Kind::Wall {
+                continue;
+            }
+            let own = p.mask(n);
+            let others = occupied & !own;
+            let (s, len) = (p.stride(n) as isize, p.len as isize);
+            let (r, c) = (p.cell as isize / n as isize, p.cell as isize % n as isize);
+            for dir in [-1isize, 1] {
+                for k in 1.. {
+                    let shift = dir * k;
+                    let (first, last) = match p.kind {
+                        Kind::Horizontal => (c + shift, c + shift + len - 1),
+                        _ => (r + shift, r + shift + len - 1),
+                    };
+                    if first < 0 || last >= n as isize {
+                        break;
+                    }
+                    let cell = p.cell as isize + shift * s;
+                    let moved = Piece {
+                        cell: cell as u8,
+                        ..*p
+                    };
+                    if moved.mask(n) & others != 0 {
+                        break;
+                    }
+                    let mut pieces = self.pieces.clone();
+                    pieces[i] = moved;
+                    out.push((i, Board { n, pieces }));
+                }
+            }
+        }
+        out
+    }
+
+    /// Fewest moves to a goal if it is at most `limit`; `None` if more (or unsolvable).
+    /// Breadth-first over the layouts' first cells (the pieces' kinds and lengths are fixed).
+    pub fn moves_within(&self, limit: u32) -> Option<u32> {
+        if self.is_goal() {
+            return Some(0);
+        }
+        let n = self.n;
+        let count = self.pieces.len();
+        let mut start = [0u8; MAX_PIECES];
+        for (k, p) in self.pieces.iter().enumerate() {
+            start[k] = p.cell;
+        }
+        let goal = (EXIT_ROW * n + n - 2) as u8;
+        let masks: Vec<Vec<u64>> = self
+            .pieces
+            .iter()
+            .map(|p| {
+                (0..n * n)
+                    .map(|c| {
+                        Piece {
+                            cell: c as u8,
+                            ..*p
+                        }
+                        .mask_clipped(n)
+                    })
+                    .collect()
+            })
+            .collect();
+        let occupancy = |cells: &[u8; MAX_PIECES]| {
+            (0..count).fold(0u64, |m, k| m | masks[k][cells[k] as usize])
+        };
+        let mut seen: HashSet<[u8; MAX_PIECES], Mix> = HashSet::with_hasher(Mix);
+        seen.insert(start);
+        let mut level = vec![start];
+        let mut next = Vec::new();
+        for d in 0..limit {
+            for cells in &level {
+                let occupied = occupancy(cells);
+                for (k, p) in self.pieces.iter().enumerate() {
+                    if p.kind == Kind::Wall {
+                        continue;
+                    }
+                    let others = occupied & !masks[k][cells[k] as usize];
+                    let (s, len) = (p.stride(n), p.len as usize);
+                    let at = cells[k] as usize;
+                    let (r, c) = (at / n, at % n);
+                    let pos = if p.kind == Kind::Horizontal { c } else { r };
+                    // Towards the top or left, then towards the bottom or right.
+                    for step in [-1isize, 1] {
+                        let mut q = pos as isize;
+                        loop {
+                            q += step;
+                            if q < 0 || q as usize + len > n {
+                                break;
+                            }
+                            let cell = at as isize + (q - pos as isize) * s as isize;
+                            if masks[k][cell as usize] & others != 0 {
+                                break;
+                            }
+                            let mut moved = *cells;
+                            moved[k] = cell as u8;
+                            if k == 0 && moved[0] == goal {
+                                return Some(d + 1);
+                            }
+                            if seen.insert(moved) {
+                                next.push(moved);
+                            }
+                        }
+                    }
+                }
+            }
+            if next.is_empty() {
+                return None;
+            }
+            std::mem::swap(&mut level, &mut next);
+            next.clear();
+        }
+        None
+    }
+}
+
+/// Most pieces on a board (one per cell).
+const MAX_PIECES: usize = 36;
+
+/// A multiply-and-rotate hasher for the solver's small keys.
+#[derive(Debug, Clone, Copy, Default)]
+struct Mix;
+
+impl std::hash::BuildHasher for Mix {
+    type Hasher = MixHasher;
+    fn build_hasher(&self) -> MixHasher {
+        MixHasher(0)
+    }
+}
+
+#[derive(Debug)]
+struct MixHasher(u64);
+
+impl std::hash::Hasher for MixHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(23) ^ u64::from_le_bytes(b))
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+}
+
+impl Piece {
+    /// [`Piece::mask`], cells past the board's edge left out (a place the piece cannot take).
+    fn mask_clipped(&self, n: usize) -> u64 {
+        let (r, c) = (self.cell as usize / n, self.cell as usize % n);
+        let fits = match self.kind {
+            Kind::Horizontal => c + self.len as usize <= n,
+            Kind::Vertical => r + self.len as usize <= n,
+            Kind::Wall => true,
+        };
+        if fits { self.mask(n) } else { u64::MAX }
+    }
+}
+
+/// Fogleman's notation with the letters given in reading order: `A` the red car, `B`, `C`, …
+/// the other pieces by their first cells, `x` walls, `.` empty.
+impl fmt::Display for Board {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut cells = vec!['.'; self.n * self.n];
+        let mut next = b'B';
+        // Letters by first cell, whatever order moves left the pieces in.
+        let mut order: Vec<usize> = (0..self.pieces.len()).collect();
+        order[1..].sort_by_key(|&i| self.pieces[i].cell);
+        for i in order {
+            let p = &self.pieces[i];
+            let ch = match p.kind {
+                Kind::Wall => 'x',
+                _ if i == 0 => RED,
+                _ => {
+                    next += 1;
+                    (next - 1) as char
+                }
+            };
+            let mut m = p.mask(self.n);
+            while m != 0 {
+                cells[m.trailing_zeros() as usize] = ch;
+                m &= m - 1;
+            }
+        }
+        f.write_str(&cells.into_iter().collect::<String>())
+    }
+}
+
+/// The piece a letter's cells make.
+fn line(n: usize, (letter, cells): &(char, Vec<usize>)) -> Result<Piece, BoardError> {
+    let bad = || BoardError::Shape(*letter);
+    if !(2..=3).contains(&cells.len()) {
+        return Err(bad());
+    }
+    let first = cells[0];
+    let horizontal = cells
+        .iter()
+        .enumerate()
+        .all(|(k, &c)| c == first + k && c / n == first / n);
+    let vertical = cells.iter().enumerate().all(|(k, &c)| c == first + k * n);
+    let kind = match (horizontal, vertical) {
+        (true, _) => Kind::Horizontal,
+        (_, true) => Kind::Vertical,
+        _ => return Err(bad()),
+    };
+    Ok(Piece {
+        kind,
+        cell: first as u8,
+        len: cells.len() as u8,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fogleman_notation_round_trips_in_reading_order() {
+        // His letters for the 51-move puzzle; ours are the same (reading order).
+        let text = "BCDDE.BCF.EGB.FAAGHHHI.G..JIKKLLJMM.";
+        let board = Board::parse(text).unwrap();
+        assert_eq!(board.to_string(), text);
+        assert_eq!(board.n(), 6);
+        assert_eq!(board.pieces().len(), 13);
+        // His letters out of reading order and `o` for empty: renamed.
+        let b = Board::parse("IBBxooIooLDDJAALooJoKEEMFFKooMGGHHHM").unwrap();
+        assert_eq!(b.to_string(), "BCCx..B..DEEFAAD..F.GHHIJJG..IKKLLLI");
+        assert_eq!(b.walls(), 1);
+    }
+
+    #[test]
+    fn bad_boards_are_named() {
+        assert_eq!(Board::parse("...."), Err(BoardError::Length(4)));
+        assert_eq!(
+            Board::parse("....\n....\nAA?.\n...."),
+            Err(BoardError::Character {
+                row: 2,
+                column: 2,
+                ch: '?'
+            })
+        );
+        assert_eq!(
+            Board::parse("....\n....\n....\n...."),
+            Err(BoardError::NoRedCar)
+        );
+        assert_eq!(
+            Board::parse("AA..\n....\n....\n...."),
+            Err(BoardError::RedCar)
+        );
+        assert_eq!(
+            Board::parse("B...\nB...\nAA.x\n...."),
+            Err(BoardError::ExitRow(2))
+        );
+        assert_eq!(
+            Board::parse("BBCC\n....\n.AA.\n...."),
+            Err(BoardError::RowFull(0))
+        );
+        assert_eq!(
+            Board::parse("B...\nB...\nCAA.\nC..."),
+            Err(BoardError::ColumnFull(0))
+        );
+        assert_eq!(
+            Board::parse("B.B.\n....\n.AA.\n...."),
+            Err(BoardError::Shape('B'))
+        );
+    }
+
+    #[test]
+    fn moves_slide_one_piece_any_distance() {
+        // A truck across the exit row that cannot leave it.
+        let b = Board::parse("....\n..B.\nAAB.\n..B.").unwrap();
+        let moved: Vec<String> = b.moves().iter().map(|(_, m)| m.to_string()).collect();
+        assert_eq!(moved, ["..B.\n..B.\nAAB.\n....".replace('\n', "")]);
+        assert_eq!(b.moves_within(10), None);
+        let c = Board::parse("..B.\n..B.\nAA..\n....").unwrap();
+        assert_eq!(c.moves_within(10), Some(1));
+        let d = Board::parse("....\n..B.\nAAB.\n....").unwrap();
+        assert_eq!(d.moves_within(10), Some(2));
+        assert_eq!(d.moves_within(1), None);
+    }
+}

@@ -1,0 +1,199 @@
+//! Rush Hour in the pipeline: the `[rush-hour]` section and its universe (one census over
+//! every class of the board, [`crate::Universe`]), whose result the export writes as
+//! `rush_puzzles.parquet` (the database) and `rush_moves.parquet` (per-move totals).
+
+use std::sync::OnceLock;
+
+use huarong_core::driver::{Driver, Plan, Section, SectionInput};
+use huarong_core::{Fingerprint, Table};
+use serde::Deserialize;
+
+use crate::{Census, Universe};
+
+/// The census algorithm's version: bump it whenever the same board and walls give other bytes.
+pub const VERSION: u32 = 1;
+
+/// The registry entry.
+#[derive(Debug)]
+pub struct RushHourDriver;
+
+/// `[rush-hour]` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Config {
+    #[serde(default = "default_size")]
+    size: usize,
+    #[serde(default)]
+    max_walls: usize,
+}
+
+fn default_size() -> usize {
+    6
+}
+
+/// A validated `[rush-hour]` section.
+#[derive(Debug)]
+struct RushHourSection {
+    size: usize,
+    max_walls: usize,
+}
+
+impl Driver for RushHourDriver {
+    fn name(&self) -> &'static str {
+        "rush-hour"
+    }
+
+    fn about(&self) -> &'static str {
+        "Rush Hour's universe (Fogleman): every N x N layout, every cluster, the database of \
+         minimal puzzles"
+    }
+
+    fn notation(&self) -> &'static str {
+        "N*N characters row-major: `.` empty, `x` a wall, `A` the red car (row 2, exit on the \
+         right), `B`, `C`, ... the other cars and trucks in reading order of their first cells"
+    }
+
+    fn example(&self) -> &'static str {
+        "[rush-hour]\n\
+         size = 5       # the board's side: 4, 5 or 6 (default 6)\n\
+         max_walls = 1  # at most this many fixed 1x1 walls: 0, 1 or 2 (default 0)\n"
+    }
+
+    fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, String> {
+        let c: Config = section.deserialize()?;
+        if !crate::board::SIZES.contains(&c.size) {
+            return Err(format!(
+                "[rush-hour] size = {}: the universe takes boards of 4, 5 or 6 cells a side",
+                c.size
+            ));
+        }
+        if c.max_walls > crate::universe::MAX_WALLS {
+            return Err(format!(
+                "[rush-hour] max_walls = {}: at most {} walls",
+                c.max_walls,
+                crate::universe::MAX_WALLS
+            ));
+        }
+        Ok(Box::new(RushHourSection {
+            size: c.size,
+            max_walls: c.max_walls,
+        }))
+    }
+}
+
+impl Section for RushHourSection {
+    fn spaces(&self) -> Plan {
+        Plan {
+            universes: vec![Box::new(RushUniverse {
+                size: self.size,
+                max_walls: self.max_walls,
+                classes: OnceLock::new(),
+            })],
+            ..Plan::default()
+        }
+    }
+}
+
+/// The universe of one board size and wall limit; its classes are laid out when first needed.
+#[derive(Debug)]
+struct RushUniverse {
+    size: usize,
+    max_walls: usize,
+    classes: OnceLock<Universe>,
+}
+
+impl RushUniverse {
+    fn universe(&self) -> &Universe {
+        self.classes.get_or_init(|| {
+            Universe::new(self.size, self.max_walls).expect("size and walls checked on load")
+        })
+    }
+}
+
+fn decode(bytes: &[u8]) -> Result<Census, String> {
+    Census::decode(bytes).ok_or_else(|| "not a Rush Hour census".to_owned())
+}
+
+impl huarong_core::Universe for RushUniverse {
+    fn id(&self) -> String {
+        let n = self.size;
+        format!("rush-hour-{n}x{n}-w{}", self.max_walls)
+    }
+
+    fn parameters(&self, key: &mut Fingerprint) {
+        key.add_u64(VERSION as u64)
+            .add_u64(self.size as u64)
+            .add_u64(self.max_walls as u64);
+    }
+
+    fn units(&self) -> usize {
+        self.universe().units()
+    }
+
+    fn run(
+        &self,
+        part: usize,
+        parts: usize,
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Vec<u8>, String> {
+        let census = self
+            .universe()
+            .census(part, parts, progress)
+            .map_err(|e| e.to_string())?;
+        Ok(census.encode())
+    }
+
+    fn merge(&self, parts: Vec<Vec<u8>>) -> Result<Vec<u8>, String> {
+        let mut all = Census::default();
+        for p in parts {
+            all = all.merge(decode(&p)?);
+        }
+        Ok(all.encode())
+    }
+
+    fn summary(&self, result: &[u8]) -> Result<Vec<(&'static str, u64)>, String> {
+        let c = decode(result)?;
+        Ok(vec![
+            ("size", self.size as u64),
+            ("max_walls", self.max_walls as u64),
+            ("classes", c.classes),
+            ("layouts", c.layouts),
+            ("clusters", c.clusters),
+            ("solvable_clusters", c.solvable_clusters),
+            ("minimal_puzzles", c.puzzles.len() as u64),
+            ("max_moves", c.puzzles.first().map_or(0, |p| p.moves as u64)),
+        ])
+    }
+
+    fn tables(&self, result: &[u8]) -> Result<Vec<(String, Table)>, String> {
+        let c = decode(result)?;
+        let puzzles = Table::new()
+            .u32("moves", c.puzzles.iter().map(|p| p.moves).collect())
+            .str("board", c.puzzles.iter().map(|p| p.board.clone()).collect())
+            .u64(
+                "cluster_size",
+                c.puzzles.iter().map(|p| p.cluster_size).collect(),
+            );
+        let minimal = c.puzzles_by_moves();
+        let rows = c.clusters_by_moves.len().max(c.layouts_by_distance.len());
+        let at = |v: &[u64], i: usize| v.get(i).copied().unwrap_or(0);
+        let moves = Table::new()
+            .u32("moves", (0..rows as u32).collect())
+            .u64(
+                "solvable_clusters",
+                (0..rows).map(|i| at(&c.clusters_by_moves, i)).collect(),
+            )
+            .u64(
+                "minimal_puzzles",
+                (0..rows).map(|i| at(&minimal, i)).collect(),
+            )
+            .u64(
+                "layouts",
+                (0..rows).map(|i| at(&c.layouts_by_distance, i)).collect(),
+            );
+        Ok(vec![
+            ("rush_puzzles.parquet".into(), puzzles),
+            ("rush_moves.parquet".into(), moves),
+        ])
+    }
+}

@@ -1,0 +1,494 @@
+//! The universe of `N × N` layouts with at most `W` walls, class by class: every cluster (a
+//! connected component of the move graph), its puzzle (its layout farthest from the goals) and
+//! whether that puzzle is minimal — Fogleman's database.
+
+use rayon::prelude::*;
+use thiserror::Error;
+
+use crate::board::{Board, EXIT_ROW, SIZES};
+use crate::class::{self, Class, Columns, LineSet, State};
+
+/// Why a universe cannot be built.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum UniverseError {
+    #[error("size {0}: the universe takes boards of 4, 5 or 6 cells a side")]
+    Size(usize),
+    #[error(
+        "max_walls {0}: at most 2 walls (more are out of reach of one machine's memory and time)"
+    )]
+    Walls(usize),
+    #[error("a cluster needs more than {0} moves, more than a distance byte holds")]
+    Distance(u32),
+}
+
+/// Most walls a universe takes.
+pub const MAX_WALLS: usize = 2;
+
+/// A database row: a solvable cluster whose puzzle is minimal.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Puzzle {
+    /// Fewest moves from the puzzle to a goal (the cluster's largest distance).
+    pub moves: u32,
+    /// The puzzle in Fogleman's notation, letters in reading order ([`Board`]'s `Display`).
+    pub board: String,
+    /// Layouts in its cluster.
+    pub cluster_size: u64,
+}
+
+/// What a set of classes holds; sums over any split of the classes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Census {
+    /// Classes with at least one layout.
+    pub classes: u64,
+    pub layouts: u64,
+    pub clusters: u64,
+    pub solvable_clusters: u64,
+    /// Solvable clusters by the moves their puzzle needs (index = moves).
+    pub clusters_by_moves: Vec<u64>,
+    /// Layouts of solvable clusters by their distance to a goal.
+    pub layouts_by_distance: Vec<u64>,
+    /// The database, sorted: most moves first, then by board.
+    pub puzzles: Vec<Puzzle>,
+}
+
+fn add(into: &mut Vec<u64>, from: &[u64]) {
+    if into.len() < from.len() {
+        into.resize(from.len(), 0);
+    }
+    for (a, b) in into.iter_mut().zip(from) {
+        *a += b;
+    }
+}
+
+impl Census {
+    /// The census of both sets of classes.
+    pub fn merge(mut self, other: Census) -> Census {
+        self.classes += other.classes;
+        self.layouts += other.layouts;
+        self.clusters += other.clusters;
+        self.solvable_clusters += other.solvable_clusters;
+        add(&mut self.clusters_by_moves, &other.clusters_by_moves);
+        add(&mut self.layouts_by_distance, &other.layouts_by_distance);
+        self.puzzles.extend(other.puzzles);
+        self.puzzles
+            .sort_by(|a, b| b.moves.cmp(&a.moves).then_with(|| a.board.cmp(&b.board)));
+        self
+    }
+
+    /// Minimal puzzles by their moves (index = moves).
+    pub fn puzzles_by_moves(&self) -> Vec<u64> {
+        let mut out = vec![0u64; self.clusters_by_moves.len()];
+        for p in &self.puzzles {
+            out[p.moves as usize] += 1;
+        }
+        out
+    }
+
+    /// A byte encoding ([`Census::decode`] reads it back).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut put = |x: u64| out.extend_from_slice(&x.to_le_bytes());
+        for x in [
+            self.classes,
+            self.layouts,
+            self.clusters,
+            self.solvable_clusters,
+        ] {
+            put(x);
+        }
+        for v in [&self.clusters_by_moves, &self.layouts_by_distance] {
+            put(v.len() as u64);
+            for &x in v.iter() {
+                put(x);
+            }
+        }
+        put(self.puzzles.len() as u64);
+        for p in &self.puzzles {
+            put(p.moves as u64);
+            put(p.cluster_size);
+            put(p.board.len() as u64);
+        }
+        for p in &self.puzzles {
+            out.extend_from_slice(p.board.as_bytes());
+        }
+        out
+    }
+
+    /// Reads [`Census::encode`]'s bytes; `None` if they are not such bytes.
+    pub fn decode(bytes: &[u8]) -> Option<Census> {
+        let mut at = 0usize;
+        let mut get = || -> Option<u64> {
+            let b = bytes.get(at..at + 8)?;
+            at += 8;
+            Some(u64::from_le_bytes(b.try_into().ok()?))
+        };
+        let mut c = Census {
+            classes: get()?,
+            layouts: get()?,
+            clusters: get()?,
+            solvable_clusters: get()?,
+            ..Census::default()
+        };
+        for k in 0..2 {
+            let len = get()? as usize;
+            if len > bytes.len() / 8 {
+                return None;
+            }
+            let v = (0..len).map(|_| get()).collect::<Option<Vec<u64>>>()?;
+            if k == 0 {
+                c.clusters_by_moves = v;
+            } else {
+                c.layouts_by_distance = v;
+            }
+        }
+        let count = get()? as usize;
+        if count > bytes.len() / 24 {
+            return None;
+        }
+        let heads = (0..count)
+            .map(|_| Some((get()?, get()?, get()? as usize)))
+            .collect::<Option<Vec<_>>>()?;
+        for (moves, cluster_size, len) in heads {
+            let text = bytes.get(at..at.checked_add(len)?)?;
+            at += len;
+            c.puzzles.push(Puzzle {
+                moves: u32::try_from(moves).ok()?,
+                board: String::from_utf8(text.to_vec()).ok()?,
+                cluster_size,
+            });
+        }
+        (at == bytes.len()).then_some(c)
+    }
+}
+
+/// One unit of work: a wall set and a pattern per row.
+#[derive(Debug, Clone, Copy)]
+struct Unit {
+    walls: u32,
+    rows: [u16; 6],
+}
+
+/// Everything one wall set's classes share.
+#[derive(Debug)]
+struct WallSet {
+    walls: u64,
+    columns: Columns,
+    /// Per row, its line sets, one per pattern.
+    rows: Vec<Vec<LineSet>>,
+}
+
+/// The universe of `size × size` layouts with at most `max_walls` walls.
+#[derive(Debug)]
+pub struct Universe {
+    n: usize,
+    max_walls: usize,
+    wall_sets: Vec<WallSet>,
+    units: Vec<Unit>,
+}
+
+impl Universe {
+    /// Lays out every class (nothing is searched yet).
+    pub fn new(size: usize, max_walls: usize) -> Result<Universe, UniverseError> {
+        if !SIZES.contains(&size) {
+            return Err(UniverseError::Size(size));
+        }
+        if max_walls > MAX_WALLS {
+            return Err(UniverseError::Walls(max_walls));
+        }
+        let n = size;
+        let cells = n * n;
+        let mut masks = vec![0u64];
+        if max_walls >= 1 {
+            masks.extend((0..cells).map(|a| 1u64 << a));
+        }
+        if max_walls >= 2 {
+            for a in 0..cells {
+                masks.extend((a + 1..cells).map(|b| 1u64 << a | 1u64 << b));
+            }
+        }
+        let mut wall_sets = Vec::new();
+        let mut units = Vec::new();
+        for walls in masks {
+            let rows: Vec<Vec<LineSet>> = (0..n).map(|r| row_patterns(n, r, walls)).collect();
+            if rows.iter().any(|p| p.is_empty()) {
+                continue;
+            }
+            let w = wall_sets.len() as u32;
+            let mut choice = [0u16; 6];
+            loop {
+                units.push(Unit {
+                    walls: w,
+                    rows: choice,
+                });
+                // The next choice, last row fastest.
+                let mut r = n;
+                loop {
+                    if r == 0 {
+                        break;
+                    }
+                    r -= 1;
+                    choice[r] += 1;
+                    if (choice[r] as usize) < rows[r].len() {
+                        break;
+                    }
+                    choice[r] = 0;
+                }
+                if choice[..n].iter().all(|&c| c == 0) {
+                    break;
+                }
+            }
+            wall_sets.push(WallSet {
+                walls,
+                columns: Columns::new(n, walls),
+                rows,
+            });
+        }
+        Ok(Universe {
+            n,
+            max_walls,
+            wall_sets,
+            units,
+        })
+    }
+
+    pub fn size(&self) -> usize {
+        self.n
+    }
+
+    pub fn max_walls(&self) -> usize {
+        self.max_walls
+    }
+
+    /// Units of work (a wall set and one pattern per row; each a class of layouts).
+    pub fn units(&self) -> usize {
+        self.units.len()
+    }
+
+    fn class(&self, unit: &Unit) -> Class<'_> {
+        let set = &self.wall_sets[unit.walls as usize];
+        let rows = (0..self.n)
+            .map(|r| set.rows[r][unit.rows[r] as usize].clone())
+            .collect();
+        Class::new(self.n, set.walls, rows, &set.columns)
+    }
+
+    /// Layouts of unit `k`, counted without searching.
+    pub fn unit_layouts(&self, k: usize) -> u64 {
+        self.class(&self.units[k]).len()
+    }
+
+    /// The census of the units `k` with `k % parts == part`, on the rayon pool; `progress` is
+    /// called once per finished unit.
+    pub fn census(
+        &self,
+        part: usize,
+        parts: usize,
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Census, UniverseError> {
+        let mine: Vec<&Unit> = self
+            .units
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| k % parts.max(1) == part)
+            .map(|(_, u)| u)
+            .collect();
+        mine.par_iter()
+            .map_init(Vec::new, |buffer, unit| {
+                let class = self.class(unit);
+                let mut census = Census::default();
+                if !class.is_empty() {
+                    census_class(&class, buffer, &mut census)?;
+                }
+                progress();
+                Ok(census)
+            })
+            .try_reduce(Census::default, |a, b| Ok(a.merge(b)))
+    }
+}
+
+/// The census of the one class holding `board` (its walls and its rows' pieces, the columns'
+/// pieces free): a published puzzle's cluster without the whole universe.
+pub fn class_census(board: &Board) -> Result<Census, UniverseError> {
+    let n = board.n();
+    let walls = board.wall_mask();
+    let mut rows = Vec::new();
+    for r in 0..n {
+        let blocked = class::line_bits(n, false, r, walls);
+        let mut mine: Vec<(u8, u8)> = board
+            .pieces()
+            .iter()
+            .filter(|p| p.kind == crate::board::Kind::Horizontal && p.cell as usize / n == r)
+            .map(|p| {
+                let c = p.cell as usize % n;
+                let below = blocked & ((1u16 << c) - 1) as u8;
+                (c as u8, below.count_ones() as u8 * 8 + p.len)
+            })
+            .collect();
+        mine.sort();
+        let key: Vec<(u8, u8)> = mine.iter().map(|&(_, k)| (k / 8, k % 8)).collect();
+        let set = row_patterns(n, r, walls)
+            .into_iter()
+            .find(|s| class::pattern(&s.arrangements[0], blocked) == key)
+            .expect("a valid board's rows are one of their patterns");
+        rows.push(set);
+    }
+    let columns = Columns::new(n, walls);
+    let class = Class::new(n, walls, rows, &columns);
+    let mut census = Census::default();
+    census_class(&class, &mut Vec::new(), &mut census)?;
+    Ok(census)
+}
+
+/// Each pattern's line set of row `r` with walls `walls`: the red car alone right of the walls
+/// in the exit row, elsewhere pieces that with the row's walls cover fewer than `n` cells.
+fn row_patterns(n: usize, r: usize, walls: u64) -> Vec<LineSet> {
+    let blocked = class::line_bits(n, false, r, walls);
+    let budget = (n - 1).saturating_sub(blocked.count_ones() as usize);
+    let mut all = class::arrangements(n, false, r, blocked, budget);
+    if r == EXIT_ROW {
+        all.retain(|a| a.pieces == 1 && a.lens[0] == 2 && (blocked as u32) < 1 << a.starts[0]);
+    }
+    type Group = (Vec<(u8, u8)>, Vec<class::Arrangement>);
+    let mut groups: Vec<Group> = Vec::new();
+    for a in all {
+        let key = class::pattern(&a, blocked);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(a),
+            None => groups.push((key, vec![a])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(_, arrangements)| class::line_set(n, false, r, blocked, arrangements))
+        .collect()
+}
+
+/// Distances are bytes: 255 unseen, 254 seen but not yet reached from a goal.
+const UNSEEN: u8 = u8::MAX;
+const SEEN: u8 = u8::MAX - 1;
+
+/// Every cluster of `class`: labels, distances from its goals, its puzzle and minimality.
+fn census_class(
+    class: &Class<'_>,
+    dist: &mut Vec<u8>,
+    out: &mut Census,
+) -> Result<(), UniverseError> {
+    let len = class.len() as usize;
+    dist.clear();
+    dist.resize(len, UNSEEN);
+    out.classes += 1;
+    let mut members: Vec<(u32, State)> = Vec::new();
+    let mut goals: Vec<(u32, State)> = Vec::new();
+    let mut next: Vec<(u32, State)> = Vec::new();
+    for seed in 0..len as u32 {
+        if dist[seed as usize] != UNSEEN {
+            continue;
+        }
+        // The cluster: every layout reachable from the seed.
+        members.clear();
+        goals.clear();
+        members.push((seed, class.decode(seed)));
+        dist[seed as usize] = SEEN;
+        let mut head = 0;
+        while head < members.len() {
+            let (s, state) = members[head];
+            head += 1;
+            if class.is_goal(&state) {
+                goals.push((s, state));
+            }
+            class.for_each_neighbor(&state, s, |t, next, _| {
+                if dist[t as usize] == UNSEEN {
+                    dist[t as usize] = SEEN;
+                    members.push((t, *next));
+                }
+            });
+        }
+        out.clusters += 1;
+        out.layouts += members.len() as u64;
+        if goals.is_empty() {
+            continue;
+        }
+        out.solvable_clusters += 1;
+        // Distances from the goals, level by level.
+        for &(g, _) in &goals {
+            dist[g as usize] = 0;
+        }
+        let mut level = std::mem::take(&mut goals);
+        let mut d = 0u32;
+        loop {
+            bump(&mut out.layouts_by_distance, d as usize, level.len() as u64);
+            next.clear();
+            for (s, state) in &level {
+                class.for_each_neighbor(state, *s, |t, state, _| {
+                    if dist[t as usize] == SEEN {
+                        dist[t as usize] = (d + 1) as u8;
+                        next.push((t, *state));
+                    }
+                });
+            }
+            if next.is_empty() {
+                break;
+            }
+            d += 1;
+            if d >= SEEN as u32 {
+                return Err(UniverseError::Distance(d - 1));
+            }
+            std::mem::swap(&mut level, &mut next);
+        }
+        // The puzzle: the farthest layout, the smallest by horizontal then vertical cells.
+        let puzzle = level
+            .iter()
+            .min_by_key(|(_, state)| (class.horizontal_mask(state), class.vertical_mask(state)))
+            .expect("a level is never empty")
+            .0;
+        goals = level;
+        bump(&mut out.clusters_by_moves, d as usize, 1);
+        if let Some(board) = minimal(class, puzzle, d, dist) {
+            out.puzzles.push(Puzzle {
+                moves: d,
+                board: board.to_string(),
+                cluster_size: members.len() as u64,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn bump(v: &mut Vec<u64>, i: usize, by: u64) {
+    if v.len() <= i {
+        v.resize(i + 1, 0);
+    }
+    v[i] += by;
+}
+
+/// The puzzle's board if it is minimal: removing any piece but the red car (a wall too) lets
+/// it be solved in fewer than `moves` moves. A piece that moves on one shortest solution always
+/// does (the solution without its moves still solves); the others are solved again.
+fn minimal(class: &Class<'_>, puzzle: u32, moves: u32, dist: &[u8]) -> Option<Board> {
+    let (board, ids) = class.board(&class.decode(puzzle));
+    if moves == 0 {
+        return (board.pieces().len() == 1).then_some(board);
+    }
+    let mut moved = 0u64;
+    let mut at = puzzle;
+    for d in (0..moves).rev() {
+        let state = class.decode(at);
+        let mut step = None;
+        class.for_each_neighbor(&state, at, |t, _, piece| {
+            if step.is_none() && dist[t as usize] as u32 == d {
+                step = Some((t, piece));
+            }
+        });
+        let (t, piece) = step.expect("a layout at distance d + 1 has a neighbour at d");
+        moved |= 1u64 << piece;
+        at = t;
+    }
+    // Every piece but the red car (ids[0]) whose removal the solution does not already settle.
+    let unsettled: Vec<usize> = (1..ids.len())
+        .filter(|&i| ids[i] == u8::MAX || moved >> ids[i] & 1 == 0)
+        .collect();
+    unsettled
+        .into_iter()
+        .all(|i| board.without(i).moves_within(moves - 1).is_some())
+        .then_some(board)
+}
