@@ -159,6 +159,21 @@ pub struct PatternReport {
     pub artifact: (String, u64),
 }
 
+/// Creates an artifact folder and removes the temporaries a killed run left in it.
+fn prepare(dir: &Path, opts: &RunOptions) -> Result<(), StageError> {
+    std::fs::create_dir_all(dir).map_err(|source| {
+        StageError::Artifact(huarong_core::ArtifactError::Io {
+            path: dir.to_owned(),
+            source,
+        })
+    })?;
+    for name in huarong_core::atomic::remove_stale_temporaries(dir) {
+        opts.reporter
+            .note(&format!("removed {name}, left by an interrupted run"));
+    }
+    Ok(())
+}
+
 /// Builds (or reuses) the pattern database of `abstraction` under `output`.
 pub fn run_pattern(
     abstraction: &dyn Abstraction,
@@ -166,16 +181,7 @@ pub fn run_pattern(
     opts: &RunOptions,
 ) -> Result<PatternReport, StageError> {
     let dir = space::pattern_dir(output, abstraction);
-    std::fs::create_dir_all(&dir).map_err(|source| {
-        StageError::Artifact(huarong_core::ArtifactError::Io {
-            path: dir.clone(),
-            source,
-        })
-    })?;
-    for name in huarong_core::atomic::remove_stale_temporaries(&dir) {
-        opts.reporter
-            .note(&format!("removed {name}, left by an interrupted run"));
-    }
+    prepare(&dir, opts)?;
     let id = abstraction.id();
     let t = Instant::now();
     let (db, outcome) = patterns::run(
@@ -224,16 +230,7 @@ pub fn run_universe(
     opts: &RunOptions,
 ) -> Result<Option<UniverseReport>, StageError> {
     let dir = space::universe_dir(output, universe);
-    std::fs::create_dir_all(&dir).map_err(|source| {
-        StageError::Artifact(huarong_core::ArtifactError::Io {
-            path: dir.clone(),
-            source,
-        })
-    })?;
-    for name in huarong_core::atomic::remove_stale_temporaries(&dir) {
-        opts.reporter
-            .note(&format!("removed {name}, left by an interrupted run"));
-    }
+    prepare(&dir, opts)?;
     let id = universe.id();
     let fingerprint = space::universe_fingerprint(universe);
     let expect = huarong_core::Expect {
@@ -359,17 +356,7 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
     metrics: &[usize],
     opts: &RunOptions,
 ) -> Result<SpaceReport, StageError> {
-    std::fs::create_dir_all(dir).map_err(|source| {
-        StageError::Artifact(huarong_core::ArtifactError::Io {
-            path: dir.to_owned(),
-            source,
-        })
-    })?;
-    // Temporaries of a run that was killed in this folder.
-    for name in huarong_core::atomic::remove_stale_temporaries(dir) {
-        opts.reporter
-            .note(&format!("removed {name}, left by an interrupted run"));
-    }
+    prepare(dir, opts)?;
     let space_id = puzzle.space_id();
     let mut timer = Timer {
         reporter: &opts.reporter,
