@@ -4,7 +4,8 @@ Usage: python run_notebooks.py OUTPUTS_ROOT HUARONG_BIN [EXECUTED_DIR]
 OUTPUTS_ROOT holds the pipelines' output folders: huarong_dao.py reads OUTPUTS_ROOT/huarong-canonical
 (through HUARONG_OUTPUTS), siblings.py reads OUTPUTS_ROOT/{solitaire,omnigravity,square-destroyer}
 (through SIBLING_OUTPUTS), universe.py reads OUTPUTS_ROOT/klotski-universe (through
-UNIVERSE_OUTPUTS), sliding.py reads OUTPUTS_ROOT/sliding (through SLIDING_OUTPUTS); huarong_dao.py solves
+UNIVERSE_OUTPUTS), sliding.py reads OUTPUTS_ROOT/sliding (through SLIDING_OUTPUTS), rush_hour.py reads
+OUTPUTS_ROOT/rush-hour-5 (through RUSH_OUTPUTS); huarong_dao.py and rush_hour.py solve
 with the `huarong` package (installed into the same virtualenv); HUARONG_BIN is there for any
 notebook that calls the binary. Executed copies go to EXECUTED_DIR
 (default: a temporary folder), never into the repository.
@@ -27,6 +28,7 @@ def main() -> None:
     os.environ["SIBLING_OUTPUTS"] = str(root)
     os.environ["UNIVERSE_OUTPUTS"] = str(root / "klotski-universe")
     os.environ["SLIDING_OUTPUTS"] = str(root / "sliding")
+    os.environ["RUSH_OUTPUTS"] = str(root / "rush-hour-5")
     os.environ["HUARONG_BIN"] = str(binary)
     os.environ.pop("MPLBACKEND", None)  # the kernel draws inline
     notebooks = Path(__file__).resolve().parents[2] / "notebooks"

@@ -8,12 +8,13 @@ use huarong_core::driver::Driver;
 
 /// Every registered family, in the order `huarong puzzles` lists them.
 static DRIVERS: &[&dyn Driver] = &[
+    // Before Huarong Dao, whose solver reads any position: it takes only boards in its notation.
+    &rush_hour::driver::RushHourDriver,
     &klotski::driver::HuarongDriver,
     &solitaire::driver::SolitaireDriver,
     &omnigravity::driver::OmniGravityDriver,
     &square_destroyer::driver::SquareDestroyerDriver,
     &sliding::driver::SlidingDriver,
-    &rush_hour::driver::RushHourDriver,
 ];
 
 /// Every registered family.

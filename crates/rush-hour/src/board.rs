@@ -252,6 +252,31 @@ impl Board {
         out
     }
 
+    /// The layout as a sliding-block puzzle file (`huarong solve --puzzle`, `serve`): walls
+    /// `#`, the red car `A` distinct and bound for the exit cells, lengthwise motion.
+    pub fn puzzle_file(&self, name: &str) -> String {
+        let n = self.n;
+        let rows = |text: String| -> String {
+            let t: Vec<char> = text
+                .chars()
+                .map(|c| if c == 'x' { '#' } else { c })
+                .collect();
+            t.chunks(n)
+                .map(|r| r.iter().collect::<String>() + "\n")
+                .collect()
+        };
+        let mut goal = vec!['.'; n * n];
+        goal[EXIT_ROW * n + n - 2] = RED;
+        goal[EXIT_ROW * n + n - 1] = RED;
+        format!(
+            "# Rush Hour {board} (Fogleman's notation)\nname = {name:?}\nboard = \"\"\"\n{}\"\"\"\n\
+             goal = \"\"\"\n{}\"\"\"\nmoves = \"lengthwise\"\ndistinct = \"A\"\n",
+            rows(self.to_string()),
+            rows(goal.into_iter().collect()),
+            board = self,
+        )
+    }
+
     /// Fewest moves to a goal if it is at most `limit`; `None` if more (or unsolvable).
     /// Breadth-first over the layouts' first cells (the pieces' kinds and lengths are fixed).
     pub fn moves_within(&self, limit: u32) -> Option<u32> {

@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use huarong_core::driver::{Driver, Plan, Section, SectionInput};
+use huarong_core::driver::{Driver, Instance, Plan, Section, SectionInput, SolveRequest, Solver};
 use huarong_core::{Fingerprint, Table};
 use serde::Deserialize;
 
@@ -57,6 +57,10 @@ impl Driver for RushHourDriver {
         "[rush-hour]\n\
          size = 5       # the board's side: 4, 5 or 6 (default 6)\n\
          max_walls = 1  # at most this many fixed 1x1 walls: 0, 1 or 2 (default 0)\n"
+    }
+
+    fn solver(&self) -> Option<&dyn Solver> {
+        Some(&BoardSolver)
     }
 
     fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, String> {
@@ -195,5 +199,41 @@ impl huarong_core::Universe for RushUniverse {
             ("rush_puzzles.parquet".into(), puzzles),
             ("rush_moves.parquet".into(), moves),
         ])
+    }
+}
+
+/// Reads a Rush Hour board in Fogleman's notation (`N·N` characters of `.`, `o`, `x` and
+/// letters, with the red car `A`) and solves it as the sliding-block puzzle it is
+/// ([`crate::Board::puzzle_file`]): a database row opens in `solve` and `serve`.
+#[derive(Debug)]
+pub struct BoardSolver;
+
+/// Whether `text` is written in Fogleman's notation (it may still break a rule).
+fn looks_like_a_board(text: &str) -> bool {
+    let chars: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+    crate::board::SIZES.clone().any(|n| n * n == chars.len())
+        && chars.contains(&crate::board::RED)
+        && chars
+            .iter()
+            .all(|&c| matches!(c, '.' | 'o' | 'x') || c.is_ascii_uppercase())
+}
+
+impl Solver for BoardSolver {
+    fn accepts(&self, request: &SolveRequest<'_>) -> bool {
+        request.puzzle.is_none() && request.position.is_some_and(looks_like_a_board)
+    }
+
+    fn instance(&self, request: &SolveRequest<'_>) -> Result<Box<dyn Instance>, String> {
+        let text = request.position.unwrap_or_default();
+        let board =
+            crate::Board::parse(text).map_err(|e| format!("Rush Hour board {text:?}: {e}"))?;
+        let file = board.puzzle_file(&format!("Rush Hour {board}"));
+        // The file's name names its space: the board with `o` for empty cells.
+        let path = format!("rush-hour-{}.toml", board.to_string().replace('.', "o"));
+        sliding::driver::PuzzleFileSolver.instance(&SolveRequest {
+            position: None,
+            puzzle: Some((&path, &file)),
+            goal: request.goal,
+        })
     }
 }

@@ -1,0 +1,56 @@
+//! Rush Hour from the command line: a database row opens in `solve` (its board in Fogleman's
+//! notation is read as the sliding-block puzzle it is) and needs the moves the census says.
+
+use std::process::Command;
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_huarong")
+}
+
+fn solve(board: &str) -> serde_json::Value {
+    let o = Command::new(bin())
+        .args(["solve", board, "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{board}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn every_row_of_a_small_database_solves_in_its_moves() {
+    let universe = rush_hour::Universe::new(4, 2).unwrap();
+    let census = universe.census(0, 1, &|| {}).unwrap();
+    assert_eq!(census.puzzles.len(), 32);
+    for row in &census.puzzles {
+        let answer = solve(&row.board);
+        assert_eq!(answer["moves"], row.moves, "{}", row.board);
+        // The path starts at the board and ends with the red car at the exit.
+        let path = answer["path"].as_array().unwrap();
+        assert_eq!(path.len() as u32, row.moves + 1);
+    }
+}
+
+#[test]
+fn the_hardest_published_puzzle_solves_in_60_moves() {
+    // rush.txt's first line, in his letters, with `o` for empty cells.
+    let answer = solve("IBBxooIooLDDJAALooJoKEEMFFKooMGGHHHM");
+    assert_eq!(answer["moves"], 60);
+}
+
+#[test]
+fn a_bad_board_is_named() {
+    let o = Command::new(bin())
+        .args(["solve", "BBBB..........AA......CC..........x."])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("piece B: its cells are not a straight line"),
+        "{err}"
+    );
+}
