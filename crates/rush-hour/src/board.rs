@@ -252,6 +252,34 @@ impl Board {
         out
     }
 
+    /// The layout upside down (rows `r` and `N − 1 − r` swapped): a layout again when the exit
+    /// row is the middle one (`N = 5`).
+    pub fn mirrored(&self) -> Board {
+        let n = self.n;
+        assert_eq!(
+            n - 1 - EXIT_ROW,
+            EXIT_ROW,
+            "only a board whose exit row is the middle one"
+        );
+        let pieces = self
+            .pieces
+            .iter()
+            .map(|p| {
+                let (r, c) = (p.cell as usize / n, p.cell as usize % n);
+                let bottom = if p.kind == Kind::Vertical {
+                    r + p.len as usize - 1
+                } else {
+                    r
+                };
+                Piece {
+                    cell: ((n - 1 - bottom) * n + c) as u8,
+                    ..*p
+                }
+            })
+            .collect();
+        Board::new(n, pieces).expect("a mirrored layout follows the rules")
+    }
+
     /// The layout as a sliding-block puzzle file (`huarong solve --puzzle`, `serve`): walls
     /// `#`, the red car `A` distinct and bound for the exit cells, lengthwise motion.
     pub fn puzzle_file(&self, name: &str) -> String {
@@ -290,26 +318,21 @@ impl Board {
             start[k] = p.cell;
         }
         let goal = (EXIT_ROW * n + n - 2) as u8;
-        let masks: Vec<Vec<u64>> = self
-            .pieces
-            .iter()
-            .map(|p| {
-                (0..n * n)
-                    .map(|c| {
-                        Piece {
-                            cell: c as u8,
-                            ..*p
-                        }
-                        .mask_clipped(n)
-                    })
-                    .collect()
-            })
+        // A piece's cells at cell c: its shape at cell 0 shifted (places are checked to fit).
+        let mut shape = [0u64; MAX_PIECES];
+        for (k, p) in self.pieces.iter().enumerate() {
+            shape[k] = Piece { cell: 0, ..*p }.mask(n);
+        }
+        let occupancy =
+            |cells: &[u8; MAX_PIECES]| (0..count).fold(0u64, |m, k| m | shape[k] << cells[k]);
+        // The moving pieces' cells, 6 bits each (at most 18 pieces move on 36 cells).
+        let movers: Vec<usize> = (0..count)
+            .filter(|&k| self.pieces[k].kind != Kind::Wall)
             .collect();
-        let occupancy = |cells: &[u8; MAX_PIECES]| {
-            (0..count).fold(0u64, |m, k| m | masks[k][cells[k] as usize])
-        };
-        let mut seen: HashSet<[u8; MAX_PIECES], Mix> = HashSet::with_hasher(Mix);
-        seen.insert(start);
+        let key =
+            |cells: &[u8; MAX_PIECES]| movers.iter().fold(0u128, |h, &k| h << 6 | cells[k] as u128);
+        let mut seen: HashSet<u128, Mix> = HashSet::with_hasher(Mix);
+        seen.insert(key(&start));
         let mut level = vec![start];
         let mut next = Vec::new();
         for d in 0..limit {
@@ -319,7 +342,7 @@ impl Board {
                     if p.kind == Kind::Wall {
                         continue;
                     }
-                    let others = occupied & !masks[k][cells[k] as usize];
+                    let others = occupied & !(shape[k] << cells[k]);
                     let (s, len) = (p.stride(n), p.len as usize);
                     let at = cells[k] as usize;
                     let (r, c) = (at / n, at % n);
@@ -333,7 +356,7 @@ impl Board {
                                 break;
                             }
                             let cell = at as isize + (q - pos as isize) * s as isize;
-                            if masks[k][cell as usize] & others != 0 {
+                            if shape[k] << cell & others != 0 {
                                 break;
                             }
                             let mut moved = *cells;
@@ -341,7 +364,7 @@ impl Board {
                             if k == 0 && moved[0] == goal {
                                 return Some(d + 1);
                             }
-                            if seen.insert(moved) {
+                            if seen.insert(key(&moved)) {
                                 next.push(moved);
                             }
                         }
@@ -386,19 +409,6 @@ impl std::hash::Hasher for MixHasher {
             self.0 = (self.0.rotate_left(23) ^ u64::from_le_bytes(b))
                 .wrapping_mul(0x9E37_79B9_7F4A_7C15);
         }
-    }
-}
-
-impl Piece {
-    /// [`Piece::mask`], cells past the board's edge left out (a place the piece cannot take).
-    fn mask_clipped(&self, n: usize) -> u64 {
-        let (r, c) = (self.cell as usize / n, self.cell as usize % n);
-        let fits = match self.kind {
-            Kind::Horizontal => c + self.len as usize <= n,
-            Kind::Vertical => r + self.len as usize <= n,
-            Kind::Wall => true,
-        };
-        if fits { self.mask(n) } else { u64::MAX }
     }
 }
 

@@ -75,6 +75,17 @@ impl Census {
         self
     }
 
+    /// Every count twice (the puzzles excepted): a class's census and its mirror image's.
+    fn double_counts(&mut self) {
+        self.classes *= 2;
+        self.layouts *= 2;
+        self.clusters *= 2;
+        self.solvable_clusters *= 2;
+        for v in [&mut self.clusters_by_moves, &mut self.layouts_by_distance] {
+            v.iter_mut().for_each(|x| *x *= 2);
+        }
+    }
+
     /// Minimal puzzles by their moves (index = moves).
     pub fn puzzles_by_moves(&self) -> Vec<u64> {
         let mut out = vec![0u64; self.clusters_by_moves.len()];
@@ -166,6 +177,12 @@ impl Census {
 struct Unit {
     walls: u32,
     rows: [u16; 6],
+}
+
+impl Unit {
+    fn key(&self) -> (u32, [u16; 6]) {
+        (self.walls, self.rows)
+    }
 }
 
 /// Everything one wall set's classes share.
@@ -264,6 +281,27 @@ impl Universe {
         self.units.len()
     }
 
+    /// The unit of the mirror images of `unit`'s layouts, when the board has a middle exit row.
+    fn mirror_of(&self, unit: &Unit) -> Option<Unit> {
+        let n = self.n;
+        if n - 1 - EXIT_ROW != EXIT_ROW {
+            return None;
+        }
+        let walls = self.wall_sets[unit.walls as usize].walls;
+        let flipped = (0..n * n)
+            .filter(|&c| walls >> c & 1 == 1)
+            .fold(0u64, |m, c| m | 1u64 << ((n - 1 - c / n) * n + c % n));
+        let mut rows = [0u16; 6];
+        for r in 0..n {
+            rows[r] = unit.rows[n - 1 - r];
+        }
+        let index = self.wall_sets.iter().position(|w| w.walls == flipped)?;
+        Some(Unit {
+            walls: index as u32,
+            rows,
+        })
+    }
+
     fn class(&self, unit: &Unit) -> Class<'_> {
         let set = &self.wall_sets[unit.walls as usize];
         let rows = (0..self.n)
@@ -294,10 +332,20 @@ impl Universe {
             .collect();
         mine.par_iter()
             .map_init(Vec::new, |buffer, unit| {
-                let class = self.class(unit);
                 let mut census = Census::default();
-                if !class.is_empty() {
-                    census_class(&class, buffer, &mut census)?;
+                // With the exit row in the middle, a class and its mirror image have the same
+                // clusters upside down: the smaller of the two counts both.
+                let mirror = self.mirror_of(unit);
+                let (skip, twice) = match &mirror {
+                    Some(m) => (m.key() < unit.key(), m.key() != unit.key()),
+                    None => (false, false),
+                };
+                let class = self.class(unit);
+                if !skip && !class.is_empty() {
+                    census_class(&class, buffer, &mut census, twice)?;
+                    if twice {
+                        census.double_counts();
+                    }
                 }
                 progress();
                 Ok(census)
@@ -335,7 +383,7 @@ pub fn class_census(board: &Board) -> Result<Census, UniverseError> {
     let columns = Columns::new(n, walls);
     let class = Class::new(n, walls, rows, &columns);
     let mut census = Census::default();
-    census_class(&class, &mut Vec::new(), &mut census)?;
+    census_class(&class, &mut Vec::new(), &mut census, false)?;
     Ok(census)
 }
 
@@ -372,6 +420,7 @@ fn census_class(
     class: &Class<'_>,
     dist: &mut Vec<u8>,
     out: &mut Census,
+    mirror_too: bool,
 ) -> Result<(), UniverseError> {
     let len = class.len() as usize;
     dist.clear();
@@ -443,12 +492,26 @@ fn census_class(
             .0;
         goals = level;
         bump(&mut out.clusters_by_moves, d as usize, 1);
+        let size = members.len() as u64;
+        let row = |board: Board| Puzzle {
+            moves: d,
+            board: board.to_string(),
+            cluster_size: size,
+        };
         if let Some(board) = minimal(class, puzzle, d, dist) {
-            out.puzzles.push(Puzzle {
-                moves: d,
-                board: board.to_string(),
-                cluster_size: members.len() as u64,
-            });
+            out.puzzles.push(row(board));
+        }
+        if mirror_too {
+            // The mirrored cluster's farthest layouts are these upside down; its puzzle is the
+            // smallest of them, minimal as the layout it mirrors is.
+            let (mirrored, original) = goals
+                .iter()
+                .map(|&(s, state)| (class.board(&state).0.mirrored(), s))
+                .min_by_key(|(b, _)| (b.horizontal_mask(), b.vertical_mask()))
+                .expect("a level is never empty");
+            if minimal(class, original, d, dist).is_some() {
+                out.puzzles.push(row(mirrored));
+            }
         }
     }
     Ok(())
