@@ -292,9 +292,8 @@ impl Universe {
             .filter(|&c| walls >> c & 1 == 1)
             .fold(0u64, |m, c| m | 1u64 << ((n - 1 - c / n) * n + c % n));
         let mut rows = [0u16; 6];
-        for r in 0..n {
-            rows[r] = unit.rows[n - 1 - r];
-        }
+        rows[..n].copy_from_slice(&unit.rows[..n]);
+        rows[..n].reverse();
         let index = self.wall_sets.iter().position(|w| w.walls == flipped)?;
         Some(Unit {
             walls: index as u32,
