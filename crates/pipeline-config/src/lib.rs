@@ -287,7 +287,10 @@ metrics = ["piece", "step"]
         let e = Pipeline::parse(&GOOD.replace("\"unlabeled\"", "\"both\"")).unwrap_err();
         assert!(e.contains("both"), "{e}");
         let e = Pipeline::parse("name = \"x\"\noutput = \"o\"\n").unwrap_err();
-        assert!(e.contains("no puzzle section: add one of [") && e.contains("[huarong]"), "{e}");
+        assert!(
+            e.contains("no puzzle section: add one of [") && e.contains("[huarong]"),
+            "{e}"
+        );
         let e = Pipeline::parse("name = = 1").unwrap_err();
         assert!(e.contains("line 1"), "{e}");
         let e = Pipeline::parse(&GOOD.replace("[huarong]", "[hauron]")).unwrap_err();
