@@ -19,11 +19,12 @@ pub trait Universe: Send + Sync + std::fmt::Debug {
     fn units(&self) -> usize;
 
     /// The encoded result of part `part` of `parts`; `progress` is called once per finished
-    /// unit.
+    /// unit. A unit of more than `max_states` states is refused before it is searched.
     fn run(
         &self,
         part: usize,
         parts: usize,
+        max_states: u64,
         progress: &(dyn Fn() + Sync),
     ) -> Result<Vec<u8>, String>;
 

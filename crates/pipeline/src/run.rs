@@ -257,11 +257,13 @@ pub fn run_universe(
                 .bar(universe.units() as u64, format!("{id} classes"));
             let progress = || bar.inc(1);
             let result = match &multi {
-                None => universe.run(0, 1, &progress).map_err(failed)?,
+                None => universe
+                    .run(0, 1, opts.state_bound(), &progress)
+                    .map_err(failed)?,
                 Some(cluster) => {
                     let parts = cluster.hosts.len();
                     let mine = universe
-                        .run(cluster.process, parts, &progress)
+                        .run(cluster.process, parts, opts.state_bound(), &progress)
                         .map_err(failed)?;
                     match dataflow::gather(cluster, mine)? {
                         None => return Ok(None),

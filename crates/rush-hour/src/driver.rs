@@ -138,11 +138,12 @@ impl huarong_core::Universe for RushUniverse {
         &self,
         part: usize,
         parts: usize,
+        max_states: u64,
         progress: &(dyn Fn() + Sync),
     ) -> Result<Vec<u8>, String> {
         let census = self
             .universe()
-            .census(part, parts, progress)
+            .census_bounded(part, parts, max_states, progress)
             .map_err(|e| e.to_string())?;
         Ok(census.encode())
     }

@@ -19,6 +19,11 @@ pub enum UniverseError {
     Walls(usize),
     #[error("a cluster needs more than {0} moves, more than a distance byte holds")]
     Distance(u32),
+    #[error(
+        "a class of {layouts} layouts, over the run's bound of {bound} states (max_states): \
+         refused before it is searched"
+    )]
+    TooLarge { layouts: u64, bound: u64 },
 }
 
 /// Most walls a universe takes.
@@ -322,6 +327,18 @@ impl Universe {
         parts: usize,
         progress: &(dyn Fn() + Sync),
     ) -> Result<Census, UniverseError> {
+        self.census_bounded(part, parts, u64::MAX, progress)
+    }
+
+    /// [`Universe::census`], refusing a class of more than `max_states` layouts before its
+    /// search allocates a byte per layout.
+    pub fn census_bounded(
+        &self,
+        part: usize,
+        parts: usize,
+        max_states: u64,
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Census, UniverseError> {
         let mine: Vec<&Unit> = self
             .units
             .iter()
@@ -340,6 +357,12 @@ impl Universe {
                     None => (false, false),
                 };
                 let class = self.class(unit);
+                if !skip && class.len() > max_states {
+                    return Err(UniverseError::TooLarge {
+                        layouts: class.len(),
+                        bound: max_states,
+                    });
+                }
                 if !skip && !class.is_empty() {
                     census_class(&class, buffer, &mut census, twice)?;
                     if twice {

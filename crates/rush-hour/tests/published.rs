@@ -63,3 +63,15 @@ fn a_two_wall_puzzle_of_the_database() {
     let puzzle = published(board, 51, 9_360);
     assert_eq!(puzzle, Board::parse(board).unwrap().to_string());
 }
+
+#[test]
+fn a_class_over_the_bound_is_refused_before_its_search() {
+    let u = rush_hour::Universe::new(4, 0).unwrap();
+    let largest = (0..u.units()).map(|k| u.unit_layouts(k)).max().unwrap();
+    let err = u.census_bounded(0, 1, largest - 1, &|| {}).unwrap_err();
+    assert!(err.to_string().contains("over the run's bound"), "{err}");
+    assert_eq!(
+        u.census_bounded(0, 1, largest, &|| {}),
+        u.census(0, 1, &|| {})
+    );
+}
