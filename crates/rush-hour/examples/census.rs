@@ -12,12 +12,13 @@ fn main() {
     let c = u.census(part, parts, &|| {}).expect("a census");
     println!(
         "{size}x{size} walls<={walls} part {part}/{parts}: units {} classes {} layouts {} \
-         clusters {} solvable {} minimal {} ({:.2} s)",
+         clusters {} solvable {} ({} layouts) minimal {} ({:.2} s)",
         u.units(),
         c.classes,
         c.layouts,
         c.clusters,
         c.solvable_clusters,
+        c.layouts_by_distance.iter().sum::<u64>(),
         c.puzzles.len(),
         t.elapsed().as_secs_f64()
     );

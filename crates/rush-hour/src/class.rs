@@ -366,6 +366,28 @@ impl<'a> Class<'a> {
         state
     }
 
+    /// Every goal layout (the red car on the exit cells), in rank order.
+    pub fn goals(&self) -> impl Iterator<Item = u32> + '_ {
+        let exit = &self.rows[EXIT_ROW];
+        let weight = self.row_weight[EXIT_ROW] as usize;
+        let goal = exit
+            .arrangements
+            .iter()
+            .position(|a| a.starts[a.pieces as usize - 1] as usize == self.n - 2);
+        let ends = self
+            .combos
+            .iter()
+            .map(|c| c.offset)
+            .skip(1)
+            .chain([self.len]);
+        self.combos
+            .iter()
+            .zip(ends)
+            .enumerate()
+            .filter(move |(k, _)| Some(k / weight % exit.len()) == goal)
+            .flat_map(|(_, (c, end))| c.offset as u32..end as u32)
+    }
+
     /// Whether the red car of `state` is on the exit cells.
     pub fn is_goal(&self, state: &State) -> bool {
         let red = &self.rows[EXIT_ROW].arrangements[state.rows[EXIT_ROW] as usize];
@@ -443,6 +465,28 @@ impl<'a> Class<'a> {
                 );
             }
         }
+    }
+
+    /// The piece ids of `state` (bit `id`), the red car left out.
+    pub fn pieces(&self, state: &State) -> u64 {
+        let mut bits = 0u64;
+        for r in 0..self.n {
+            let a = &self.rows[r].arrangements[state.rows[r] as usize];
+            bits |= ((1u64 << a.pieces) - 1) << (r * 4);
+        }
+        for c in 0..self.n {
+            let a = &self.columns.sets[c].arrangements[state.cols[c] as usize];
+            bits |= ((1u64 << a.pieces) - 1) << (32 + c * 4);
+        }
+        let red = &self.rows[EXIT_ROW].arrangements[state.rows[EXIT_ROW] as usize];
+        bits & !(1u64 << (EXIT_ROW * 4 + red.pieces as usize - 1))
+    }
+
+    /// `mask` (board bits) upside down.
+    pub fn rows_reversed(&self, mask: u64) -> u64 {
+        let n = self.n;
+        let row = (1u64 << n) - 1;
+        (0..n).fold(0, |m, r| m | (mask >> (r * n) & row) << ((n - 1 - r) * n))
     }
 
     /// The layout of `state`, pieces with the class's piece ids.

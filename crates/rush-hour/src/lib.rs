@@ -7,7 +7,7 @@
 //! the vertical pieces, cover fewer than `N` cells. A move slides one piece any distance. A
 //! *cluster* is a connected component of the move graph over all such layouts; its *puzzle* is
 //! its layout farthest from the goals (ties: the smallest mask of horizontal cells, then of
-//! vertical ones); the puzzle is *minimal* if removing any piece but the red car makes it need
+//! vertical ones, then the class rank); the puzzle is *minimal* if removing any piece but the red car makes it need
 //! fewer moves. The database holds the minimal puzzle of every solvable cluster.
 //!
 //! - [`board`]: one layout, its notation, moves and a bounded breadth-first solver.

@@ -331,7 +331,7 @@ impl Universe {
     }
 
     /// [`Universe::census`], refusing a class of more than `max_states` layouts before its
-    /// search allocates a byte per layout.
+    /// search allocates four bytes per layout.
     pub fn census_bounded(
         &self,
         part: usize,
@@ -347,7 +347,7 @@ impl Universe {
             .map(|(_, u)| u)
             .collect();
         mine.par_iter()
-            .map_init(Vec::new, |buffer, unit| {
+            .map_init(Scratch::default, |scratch, unit| {
                 let mut census = Census::default();
                 // With the exit row in the middle, a class and its mirror image have the same
                 // clusters upside down: the smaller of the two counts both.
@@ -364,7 +364,7 @@ impl Universe {
                     });
                 }
                 if !skip && !class.is_empty() {
-                    census_class(&class, buffer, &mut census, twice)?;
+                    census_class(&class, scratch, &mut census, twice)?;
                     if twice {
                         census.double_counts();
                     }
@@ -405,7 +405,7 @@ pub fn class_census(board: &Board) -> Result<Census, UniverseError> {
     let columns = Columns::new(n, walls);
     let class = Class::new(n, walls, rows, &columns);
     let mut census = Census::default();
-    census_class(&class, &mut Vec::new(), &mut census, false)?;
+    census_class(&class, &mut Scratch::default(), &mut census, false)?;
     Ok(census)
 }
 
@@ -433,69 +433,99 @@ fn row_patterns(n: usize, r: usize, walls: u64) -> Vec<LineSet> {
         .collect()
 }
 
-/// Distances are bytes: 255 unseen, 254 seen but not yet reached from a goal.
-const UNSEEN: u8 = u8::MAX;
-const SEEN: u8 = u8::MAX - 1;
+/// A layout no search has reached yet.
+const UNSET: u32 = u32::MAX;
+/// Distances are bytes: 255 not yet reached from a goal.
+const SEEN: u8 = u8::MAX;
 
-/// Every cluster of `class`: labels, distances from its goals, its puzzle and minimality.
+/// What one class's search reuses from the last: per layout, its position in its cluster's
+/// member list (`UNSET` before a search reaches it), and the cluster's members, moves and
+/// distances.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    at: Vec<u32>,
+    members: Vec<(u32, State)>,
+    /// Member `i`'s neighbours (member positions) are `edges[first[i]..first[i + 1]]`.
+    edges: Vec<u32>,
+    first: Vec<u32>,
+    dist: Vec<u8>,
+}
+
+/// Every cluster of `class`: the solvable ones first, from each goal not yet reached (their
+/// moves recorded once, then distances from all their goals over those records; the puzzle and
+/// its minimality), then the rest, only counted.
 fn census_class(
     class: &Class<'_>,
-    dist: &mut Vec<u8>,
+    scratch: &mut Scratch,
     out: &mut Census,
     mirror_too: bool,
 ) -> Result<(), UniverseError> {
     let len = class.len() as usize;
-    dist.clear();
-    dist.resize(len, UNSEEN);
+    let Scratch {
+        at,
+        members,
+        edges,
+        first,
+        dist,
+    } = scratch;
+    at.clear();
+    at.resize(len, UNSET);
     out.classes += 1;
-    let mut members: Vec<(u32, State)> = Vec::new();
-    let mut goals: Vec<(u32, State)> = Vec::new();
-    let mut next: Vec<(u32, State)> = Vec::new();
-    for seed in 0..len as u32 {
-        if dist[seed as usize] != UNSEEN {
+    let mut goals: Vec<u32> = Vec::new();
+    let mut level: Vec<u32> = Vec::new();
+    let mut next: Vec<u32> = Vec::new();
+    for seed in class.goals() {
+        if at[seed as usize] != UNSET {
             continue;
         }
-        // The cluster: every layout reachable from the seed.
+        // The cluster: every layout reachable from the seed, with its moves.
         members.clear();
+        edges.clear();
+        first.clear();
         goals.clear();
         members.push((seed, class.decode(seed)));
-        dist[seed as usize] = SEEN;
+        at[seed as usize] = 0;
         let mut head = 0;
         while head < members.len() {
             let (s, state) = members[head];
-            head += 1;
             if class.is_goal(&state) {
-                goals.push((s, state));
+                goals.push(head as u32);
             }
+            head += 1;
+            first.push(edges.len() as u32);
             class.for_each_neighbor(&state, s, |t, next, _| {
-                if dist[t as usize] == UNSEEN {
-                    dist[t as usize] = SEEN;
+                let mut p = at[t as usize];
+                if p == UNSET {
+                    p = members.len() as u32;
+                    at[t as usize] = p;
                     members.push((t, *next));
                 }
+                edges.push(p);
             });
         }
+        first.push(edges.len() as u32);
+        let size = members.len() as u64;
         out.clusters += 1;
-        out.layouts += members.len() as u64;
-        if goals.is_empty() {
-            continue;
-        }
         out.solvable_clusters += 1;
+        out.layouts += size;
         // Distances from the goals, level by level.
-        for &(g, _) in &goals {
+        dist.clear();
+        dist.resize(members.len(), SEEN);
+        for &g in &goals {
             dist[g as usize] = 0;
         }
-        let mut level = std::mem::take(&mut goals);
+        level.clone_from(&goals);
         let mut d = 0u32;
         loop {
             bump(&mut out.layouts_by_distance, d as usize, level.len() as u64);
             next.clear();
-            for (s, state) in &level {
-                class.for_each_neighbor(state, *s, |t, state, _| {
-                    if dist[t as usize] == SEEN {
-                        dist[t as usize] = (d + 1) as u8;
-                        next.push((t, *state));
+            for &m in &level {
+                for &p in &edges[first[m as usize] as usize..first[m as usize + 1] as usize] {
+                    if dist[p as usize] == SEEN {
+                        dist[p as usize] = (d + 1) as u8;
+                        next.push(p);
                     }
-                });
+                }
             }
             if next.is_empty() {
                 break;
@@ -506,35 +536,58 @@ fn census_class(
             }
             std::mem::swap(&mut level, &mut next);
         }
-        // The puzzle: the farthest layout, the smallest by horizontal then vertical cells.
-        let puzzle = level
-            .iter()
-            .min_by_key(|(_, state)| (class.horizontal_mask(state), class.vertical_mask(state)))
-            .expect("a level is never empty")
-            .0;
-        goals = level;
         bump(&mut out.clusters_by_moves, d as usize, 1);
-        let size = members.len() as u64;
+        // The puzzle: the farthest layout, the smallest by horizontal then vertical cells (then
+        // by rank, for layouts the two masks do not tell apart).
+        let farthest = |key: &dyn Fn(&State) -> (u64, u64)| {
+            level
+                .iter()
+                .map(|&m| members[m as usize])
+                .min_by_key(|(s, state)| (key(state), *s))
+                .expect("a level is never empty")
+        };
+        let distance = |t: u32| dist[at[t as usize] as usize];
         let row = |board: Board| Puzzle {
             moves: d,
             board: board.to_string(),
             cluster_size: size,
         };
-        if let Some(board) = minimal(class, puzzle, d, dist) {
+        let puzzle = farthest(&|s| (class.horizontal_mask(s), class.vertical_mask(s)));
+        if let Some(board) = minimal(class, puzzle, d, &distance) {
             out.puzzles.push(row(board));
         }
         if mirror_too {
             // The mirrored cluster's farthest layouts are these upside down; its puzzle is the
             // smallest of them, minimal as the layout it mirrors is.
-            let (mirrored, original) = goals
-                .iter()
-                .map(|&(s, state)| (class.board(&state).0.mirrored(), s))
-                .min_by_key(|(b, _)| (b.horizontal_mask(), b.vertical_mask()))
-                .expect("a level is never empty");
-            if minimal(class, original, d, dist).is_some() {
-                out.puzzles.push(row(mirrored));
+            let flip = |m: u64| class.rows_reversed(m);
+            let original =
+                farthest(&|s| (flip(class.horizontal_mask(s)), flip(class.vertical_mask(s))));
+            if minimal(class, original, d, &distance).is_some() {
+                out.puzzles.push(row(class.board(&original.1).0.mirrored()));
             }
         }
+    }
+    // The clusters without a goal: counted.
+    for seed in 0..len as u32 {
+        if at[seed as usize] != UNSET {
+            continue;
+        }
+        members.clear();
+        members.push((seed, class.decode(seed)));
+        at[seed as usize] = 0;
+        let mut head = 0;
+        while head < members.len() {
+            let (s, state) = members[head];
+            head += 1;
+            class.for_each_neighbor(&state, s, |t, next, _| {
+                if at[t as usize] == UNSET {
+                    at[t as usize] = 0;
+                    members.push((t, *next));
+                }
+            });
+        }
+        out.clusters += 1;
+        out.layouts += members.len() as u64;
     }
     Ok(())
 }
@@ -547,28 +600,42 @@ fn bump(v: &mut Vec<u64>, i: usize, by: u64) {
 }
 
 /// The puzzle's board if it is minimal: removing any piece but the red car (a wall too) lets
-/// it be solved in fewer than `moves` moves. A piece that moves on one shortest solution always
-/// does (the solution without its moves still solves); the others are solved again.
-fn minimal(class: &Class<'_>, puzzle: u32, moves: u32, dist: &[u8]) -> Option<Board> {
-    let (board, ids) = class.board(&class.decode(puzzle));
+/// it be solved in fewer than `moves` moves. A piece that moves on some shortest solution always
+/// does (that solution without its moves still solves); the others are solved again.
+fn minimal(
+    class: &Class<'_>,
+    (puzzle, state): (u32, State),
+    moves: u32,
+    dist: &dyn Fn(u32) -> u8,
+) -> Option<Board> {
+    let pieces = class.pieces(&state);
+    // Pieces that move on some shortest solution: every step of the shortest paths from the
+    // puzzle, level by level, until every piece has moved (or the goals are reached).
+    let mut moved = 0u64;
+    let mut level = vec![(puzzle, state)];
+    let mut next: Vec<(u32, State)> = Vec::new();
+    for d in (0..moves).rev() {
+        next.clear();
+        for (s, state) in &level {
+            class.for_each_neighbor(state, *s, |t, state, piece| {
+                if dist(t) as u32 == d {
+                    moved |= 1u64 << piece;
+                    next.push((t, *state));
+                }
+            });
+        }
+        if moved & pieces == pieces {
+            break;
+        }
+        next.sort_unstable_by_key(|&(t, _)| t);
+        next.dedup_by_key(|&mut (t, _)| t);
+        std::mem::swap(&mut level, &mut next);
+    }
+    let (board, ids) = class.board(&state);
     if moves == 0 {
         return (board.pieces().len() == 1).then_some(board);
     }
-    let mut moved = 0u64;
-    let mut at = puzzle;
-    for d in (0..moves).rev() {
-        let state = class.decode(at);
-        let mut step = None;
-        class.for_each_neighbor(&state, at, |t, _, piece| {
-            if step.is_none() && dist[t as usize] as u32 == d {
-                step = Some((t, piece));
-            }
-        });
-        let (t, piece) = step.expect("a layout at distance d + 1 has a neighbour at d");
-        moved |= 1u64 << piece;
-        at = t;
-    }
-    // Every piece but the red car (ids[0]) whose removal the solution does not already settle.
+    // Every piece but the red car (ids[0]) whose removal those solutions do not already settle.
     let unsettled: Vec<usize> = (1..ids.len())
         .filter(|&i| ids[i] == u8::MAX || moved >> ids[i] & 1 == 0)
         .collect();
