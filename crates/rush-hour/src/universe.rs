@@ -639,8 +639,11 @@ fn minimal(
     let unsettled: Vec<usize> = (1..ids.len())
         .filter(|&i| ids[i] == u8::MAX || moved >> ids[i] & 1 == 0)
         .collect();
+    // Without piece `i` the puzzle needs fewer moves; a lower bound of `moves` or more settles
+    // that it does not, before any search.
     unsettled
         .into_iter()
-        .all(|i| board.without(i).moves_within(moves - 1).is_some())
+        .map(|i| board.without(i))
+        .all(|b| b.lower_bound() < moves && b.moves_within(moves - 1).is_some())
         .then_some(board)
 }
