@@ -54,3 +54,47 @@ fn a_bad_board_is_named() {
         "{err}"
     );
 }
+
+/// A universe with a class over the run's bound is refused before any class is searched, no
+/// census written; at exactly its largest class the run goes through.
+#[test]
+fn a_universe_over_the_bound_is_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let run = |size: usize, bound: u64| {
+        let pipeline = dir.path().join(format!("rush-{size}.toml"));
+        std::fs::write(
+            &pipeline,
+            format!(
+                "name = \"rush\"\noutput = \"unused\"\n[rush-hour]\nsize = {size}\nmax_walls = 2\n"
+            ),
+        )
+        .unwrap();
+        Command::new(bin())
+            .args(["run", pipeline.to_str().unwrap(), "-q", "-o"])
+            .arg(&out)
+            .args(["--max-states", &bound.to_string()])
+            .output()
+            .unwrap()
+    };
+    let largest = |size: usize| {
+        let u = rush_hour::Universe::new(size, 2).unwrap();
+        (0..u.units()).map(|k| u.unit_layouts(k)).max().unwrap()
+    };
+    let five = largest(5);
+    assert_eq!(five, 213_528);
+    let o = run(5, five - 1);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "a class of {five} layouts, over the run's bound of {} states",
+            five - 1
+        )) && err.contains("refused before any class is searched"),
+        "{err}"
+    );
+    assert!(!out.join("rush-hour-5x5-w2/universe.bin").exists());
+    let o = run(4, largest(4));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.join("rush-hour-4x4-w2/universe.bin").exists());
+}

@@ -277,8 +277,19 @@ pub struct State {
     vertical: u64,
 }
 
-/// Which piece of a class moved: a row's `i`-th piece or a column's.
+/// Which piece of a class moved: a row's `i`-th piece or a column's ([`row_piece`],
+/// [`column_piece`]); below 64, so a set of them is a `u64`.
 pub type PieceId = u8;
+
+/// The id of row `r`'s `i`-th piece (at most [`MAX_LINE`] a line, four ids a line).
+fn row_piece(r: usize, i: usize) -> PieceId {
+    (r * 4 + i) as PieceId
+}
+
+/// The id of column `c`'s `i`-th piece, after every row's.
+fn column_piece(c: usize, i: usize) -> PieceId {
+    (32 + c * 4 + i) as PieceId
+}
 
 impl<'a> Class<'a> {
     /// The class of `rows` (one line set per row, each of one pattern) over `columns`.
@@ -433,7 +444,7 @@ impl<'a> Class<'a> {
                     f(
                         (s as i64 + delta) as u32,
                         &next,
-                        32 + (c as u8) * 4 + slide.piece,
+                        column_piece(c, slide.piece as usize),
                     );
                 }
             }
@@ -461,7 +472,7 @@ impl<'a> Class<'a> {
                 f(
                     (combo.offset + local) as u32,
                     &next,
-                    (r as u8) * 4 + slide.piece,
+                    row_piece(r, slide.piece as usize),
                 );
             }
         }
@@ -472,14 +483,14 @@ impl<'a> Class<'a> {
         let mut bits = 0u64;
         for r in 0..self.n {
             let a = &self.rows[r].arrangements[state.rows[r] as usize];
-            bits |= ((1u64 << a.pieces) - 1) << (r * 4);
+            bits |= ((1u64 << a.pieces) - 1) << row_piece(r, 0);
         }
         for c in 0..self.n {
             let a = &self.columns.sets[c].arrangements[state.cols[c] as usize];
-            bits |= ((1u64 << a.pieces) - 1) << (32 + c * 4);
+            bits |= ((1u64 << a.pieces) - 1) << column_piece(c, 0);
         }
         let red = &self.rows[EXIT_ROW].arrangements[state.rows[EXIT_ROW] as usize];
-        bits & !(1u64 << (EXIT_ROW * 4 + red.pieces as usize - 1))
+        bits & !(1u64 << row_piece(EXIT_ROW, red.pieces as usize - 1))
     }
 
     /// `mask` (board bits) upside down.
@@ -501,7 +512,7 @@ impl<'a> Class<'a> {
             cell: (EXIT_ROW * n + red.starts[last] as usize) as u8,
             len: 2,
         });
-        ids.push((EXIT_ROW as u8) * 4 + last as u8);
+        ids.push(row_piece(EXIT_ROW, last));
         for r in 0..n {
             let a = &self.rows[r].arrangements[state.rows[r] as usize];
             for i in 0..a.pieces as usize {
@@ -513,7 +524,7 @@ impl<'a> Class<'a> {
                     cell: (r * n + a.starts[i] as usize) as u8,
                     len: a.lens[i],
                 });
-                ids.push((r as u8) * 4 + i as u8);
+                ids.push(row_piece(r, i));
             }
         }
         for c in 0..n {
@@ -524,7 +535,7 @@ impl<'a> Class<'a> {
                     cell: (a.starts[i] as usize * n + c) as u8,
                     len: a.lens[i],
                 });
-                ids.push(32 + (c as u8) * 4 + i as u8);
+                ids.push(column_piece(c, i));
             }
         }
         let mut w = self.walls;

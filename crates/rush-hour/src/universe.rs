@@ -21,7 +21,7 @@ pub enum UniverseError {
     Distance(u32),
     #[error(
         "a class of {layouts} layouts, over the run's bound of {bound} states (max_states): \
-         refused before it is searched"
+         refused before any class is searched"
     )]
     TooLarge { layouts: u64, bound: u64 },
 }
@@ -330,8 +330,10 @@ impl Universe {
         self.census_bounded(part, parts, u64::MAX, progress)
     }
 
-    /// [`Universe::census`], refusing a class of more than `max_states` layouts before its
-    /// search allocates four bytes per layout.
+    /// [`Universe::census`], refusing a run with a class of more than `max_states` layouts up
+    /// front: every class to search is measured first (its size needs only its row
+    /// combinations, not a byte per layout), so a run that cannot fit stops before any search,
+    /// not hours into it.
     pub fn census_bounded(
         &self,
         part: usize,
@@ -339,31 +341,44 @@ impl Universe {
         max_states: u64,
         progress: &(dyn Fn() + Sync),
     ) -> Result<Census, UniverseError> {
-        let mine: Vec<&Unit> = self
+        // With the exit row in the middle, a class and its mirror image have the same clusters
+        // upside down: the smaller of the two counts both (`twice`), the other is skipped.
+        let mine: Vec<(&Unit, bool)> = self
             .units
             .iter()
             .enumerate()
             .filter(|(k, _)| k % parts.max(1) == part)
-            .map(|(_, u)| u)
+            .filter_map(|(_, u)| match self.mirror_of(u) {
+                Some(m) if m.key() < u.key() => None,
+                Some(m) => Some((u, m.key() != u.key())),
+                None => Some((u, false)),
+            })
             .collect();
-        mine.par_iter()
-            .map_init(Scratch::default, |scratch, unit| {
+        let largest = match max_states {
+            u64::MAX => 0,
+            _ => mine
+                .par_iter()
+                .map(|(u, _)| self.class(u).len())
+                .max()
+                .unwrap_or(0),
+        };
+        if largest > max_states {
+            return Err(UniverseError::TooLarge {
+                layouts: largest,
+                bound: max_states,
+            });
+        }
+        // The skipped mirror images are done.
+        let all = (0..self.units.len())
+            .filter(|k| k % parts.max(1) == part)
+            .count();
+        (mine.len()..all).for_each(|_| progress());
+        let searched = mine
+            .par_iter()
+            .map_init(Scratch::default, |scratch, &(unit, twice)| {
                 let mut census = Census::default();
-                // With the exit row in the middle, a class and its mirror image have the same
-                // clusters upside down: the smaller of the two counts both.
-                let mirror = self.mirror_of(unit);
-                let (skip, twice) = match &mirror {
-                    Some(m) => (m.key() < unit.key(), m.key() != unit.key()),
-                    None => (false, false),
-                };
                 let class = self.class(unit);
-                if !skip && class.len() > max_states {
-                    return Err(UniverseError::TooLarge {
-                        layouts: class.len(),
-                        bound: max_states,
-                    });
-                }
-                if !skip && !class.is_empty() {
+                if !class.is_empty() {
                     census_class(&class, scratch, &mut census, twice)?;
                     if twice {
                         census.double_counts();
@@ -372,7 +387,8 @@ impl Universe {
                 progress();
                 Ok(census)
             })
-            .try_reduce(Census::default, |a, b| Ok(a.merge(b)))
+            .try_reduce(Census::default, |a, b| Ok(a.merge(b)))?;
+        Ok(searched)
     }
 }
 

@@ -370,3 +370,45 @@ async fn fifteen_puzzle_positions_are_solved_over_pattern_databases() {
     .await;
     assert_eq!(s["solvable"], false);
 }
+
+/// Fogleman's database rows open in `serve` as layouts (his notation) and, written as puzzle
+/// files, as pasted text: every row of the 4 × 4 database (at most 2 walls, computed here by the
+/// universe's census) and the hardest published row, rush.txt's 60-move puzzle with one wall.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rush_hour_database_rows_open_as_layouts_and_puzzle_files() {
+    let census = rush_hour::Universe::new(4, 2)
+        .unwrap()
+        .census(0, 1, &|| {})
+        .unwrap();
+    let mut rows: Vec<(String, u32)> = census
+        .puzzles
+        .iter()
+        .map(|p| (p.board.clone(), p.moves))
+        .collect();
+    assert_eq!(
+        rows.len(),
+        32,
+        "the 4 x 4 database (crates/rush-hour/tests)"
+    );
+    rows.push(("IBBx..I..LDDJAAL..J.KEEMFFK..MGGHHHM".into(), 60));
+    let addr = start(Vec::new()).await;
+    let mut c = Connection::open(addr).await.unwrap();
+    for (board, moves) in rows {
+        let s = ok(
+            &mut c,
+            &format!("/api/solve?layout={}&metric=piece", encode(&board)),
+        )
+        .await;
+        assert_eq!(s["moves"], moves, "{board}");
+        assert_eq!(s["path"].as_array().unwrap().len(), moves as usize + 1);
+        let file = rush_hour::Board::parse(&board)
+            .unwrap()
+            .puzzle_file(&format!("Rush Hour {board}"));
+        let body = serde_json::json!({ "text": file, "metric": "piece" });
+        let (status, body) = c.post("/api/position", &body.to_string()).await.unwrap();
+        assert_eq!(status, 200, "{board}: {body}");
+        let p: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(p["distance"], moves, "{board} as a puzzle file");
+        assert_eq!(p["solvable"], true);
+    }
+}
