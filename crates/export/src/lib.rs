@@ -7,6 +7,7 @@
 //! batch size.
 
 use std::fs::{self, File};
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 pub use huarong_core::table::{Column as TableColumn, Table};
@@ -183,7 +184,9 @@ pub struct TableWriter {
 
 /// The open file and how its columns are encoded.
 struct Batched {
-    writer: polars::io::parquet::write::BatchedWriter<File>,
+    /// Buffered: the Parquet writer emits its metadata a few bytes at a time (577,144 writes
+    /// for the Klotski universe's tables unbuffered); its footer flushes the buffer.
+    writer: polars::io::parquet::write::BatchedWriter<BufWriter<File>>,
     /// The Parquet type of every column.
     types: Vec<ParquetType>,
     /// The encodings polars picks for every column's leaves.
@@ -285,7 +288,7 @@ impl TableWriter {
 
 impl Batched {
     fn new(file: File, first: &DataFrame) -> PolarsResult<Self> {
-        let mut writer = ParquetWriter::new(file)
+        let mut writer = ParquetWriter::new(BufWriter::with_capacity(1 << 20, file))
             .with_compression(ParquetCompression::Zstd(None))
             .with_statistics(options().statistics)
             .batched(first.schema())?;
