@@ -322,47 +322,52 @@ impl Board {
     }
 
     /// Fewest moves to a goal if it is at most `limit`; `None` if more (or unsolvable).
-    /// Breadth-first over the layouts' first cells (the pieces' kinds and lengths are fixed).
+    /// Breadth-first over the layouts, each one key: the moving pieces' first cells, 6 bits
+    /// each (at most 18 pieces move on 36 cells), the red car lowest; a move rewrites one field.
     pub fn moves_within(&self, limit: u32) -> Option<u32> {
         if self.is_goal() {
             return Some(0);
         }
         let n = self.n;
-        let count = self.pieces.len();
-        let mut start = [0u8; MAX_PIECES];
-        for (k, p) in self.pieces.iter().enumerate() {
-            start[k] = p.cell;
-        }
-        let goal = (EXIT_ROW * n + n - 2) as u8;
-        // A piece's cells at cell c: its shape at cell 0 shifted (places are checked to fit).
-        let mut shape = [0u64; MAX_PIECES];
-        for (k, p) in self.pieces.iter().enumerate() {
-            shape[k] = Piece { cell: 0, ..*p }.mask(n);
-        }
-        let occupancy =
-            |cells: &[u8; MAX_PIECES]| (0..count).fold(0u64, |m, k| m | shape[k] << cells[k]);
-        // The moving pieces' cells, 6 bits each (at most 18 pieces move on 36 cells).
-        let movers: Vec<usize> = (0..count)
-            .filter(|&k| self.pieces[k].kind != Kind::Wall)
+        let goal = (EXIT_ROW * n + n - 2) as isize;
+        let walls = self.wall_mask();
+        // The red car is the first piece, so the first mover.
+        let movers: Vec<&Piece> = self
+            .pieces
+            .iter()
+            .filter(|p| p.kind != Kind::Wall)
             .collect();
-        let key =
-            |cells: &[u8; MAX_PIECES]| movers.iter().fold(0u128, |h, &k| h << 6 | cells[k] as u128);
+        // A piece's cells at cell c: its shape at cell 0 shifted (places are checked to fit).
+        let shape: Vec<u64> = movers
+            .iter()
+            .map(|p| Piece { cell: 0, ..**p }.mask(n))
+            .collect();
+        let start = movers
+            .iter()
+            .enumerate()
+            .fold(0u128, |key, (i, p)| key | u128::from(p.cell) << (6 * i));
         let mut seen: HashSet<u128, Mix> = HashSet::with_hasher(Mix);
-        seen.insert(key(&start));
+        seen.insert(start);
         let mut level = vec![start];
         let mut next = Vec::new();
+        let mut cells = [0usize; MAX_PIECES];
         for d in 0..limit {
-            for cells in &level {
-                let occupied = occupancy(cells);
-                for (k, p) in self.pieces.iter().enumerate() {
-                    if p.kind == Kind::Wall {
-                        continue;
-                    }
-                    let others = occupied & !(shape[k] << cells[k]);
-                    let (s, len) = (p.stride(n), p.len as usize);
-                    let at = cells[k] as usize;
-                    let (r, c) = (at / n, at % n);
-                    let pos = if p.kind == Kind::Horizontal { c } else { r };
+            for &key in &level {
+                let mut occupied = walls;
+                for (i, cell) in cells.iter_mut().enumerate().take(movers.len()) {
+                    *cell = (key >> (6 * i)) as usize & 63;
+                    occupied |= shape[i] << *cell;
+                }
+                for (i, p) in movers.iter().enumerate() {
+                    let at = cells[i];
+                    let others = occupied & !(shape[i] << at);
+                    let (s, len) = (p.stride(n) as isize, p.len as usize);
+                    let pos = if p.kind == Kind::Horizontal {
+                        at % n
+                    } else {
+                        at / n
+                    };
+                    let field = !(63u128 << (6 * i));
                     // Towards the top or left, then towards the bottom or right.
                     for step in [-1isize, 1] {
                         let mut q = pos as isize;
@@ -371,16 +376,15 @@ impl Board {
                             if q < 0 || q as usize + len > n {
                                 break;
                             }
-                            let cell = at as isize + (q - pos as isize) * s as isize;
-                            if shape[k] << cell & others != 0 {
+                            let cell = at as isize + (q - pos as isize) * s;
+                            if shape[i] << cell & others != 0 {
                                 break;
                             }
-                            let mut moved = *cells;
-                            moved[k] = cell as u8;
-                            if k == 0 && moved[0] == goal {
+                            if i == 0 && cell == goal {
                                 return Some(d + 1);
                             }
-                            if seen.insert(key(&moved)) {
+                            let moved = key & field | (cell as u128) << (6 * i);
+                            if seen.insert(moved) {
                                 next.push(moved);
                             }
                         }
