@@ -36,8 +36,9 @@ fn arrangements(n: usize, blocked: u32, most: usize) -> Vec<u32> {
     out
 }
 
-/// Layouts of the `n × n` board with exactly the walls `walls` (bit `r·n + c`).
-fn layouts_with(n: usize, walls: u64) -> u64 {
+/// Layouts of the `n × n` board with exactly the walls `walls` (bit `r·n + c`), `columns`
+/// giving a column's vertical arrangements per cells blocked in it.
+fn layouts_with(n: usize, walls: u64, columns: &[u64]) -> u64 {
     const EXIT_ROW: usize = 2;
     let row_bits = |mask: u64, r: usize| (mask >> (r * n)) as u32 & ((1 << n) - 1);
     // Per row, the covered cells of each arrangement (walls left out).
@@ -56,14 +57,6 @@ fn layouts_with(n: usize, walls: u64) -> u64 {
             rows.push(arrangements(n, w, free.saturating_sub(1)));
         }
     }
-    // Per column and per cells blocked in it (column bits), its vertical arrangements.
-    let columns: Vec<Vec<u64>> = (0..n)
-        .map(|_| {
-            (0..1u32 << n)
-                .map(|blocked| arrangements(n, blocked, n - 1).len() as u64)
-                .collect()
-        })
-        .collect();
     let column_bits = |mask: u64, c: usize| {
         (0..n).fold(0u32, |b, r| b | (((mask >> (r * n + c)) & 1) as u32) << r)
     };
@@ -79,7 +72,7 @@ fn layouts_with(n: usize, walls: u64) -> u64 {
     let mut total = 0u64;
     each(&rows, n, 0, walls, &mut |cover| {
         total += (0..n)
-            .map(|c| columns[c][column_bits(cover, c) as usize])
+            .map(|c| columns[column_bits(cover, c) as usize])
             .product::<u64>();
     });
     total
@@ -88,14 +81,19 @@ fn layouts_with(n: usize, walls: u64) -> u64 {
 /// Layouts of the `n × n` board with at most `max_walls` walls.
 fn layouts(n: usize, max_walls: usize) -> u64 {
     let cells = n * n;
-    let mut total = layouts_with(n, 0);
+    // Every column alike: per cells blocked in it (column bits), its vertical arrangements.
+    let columns: Vec<u64> = (0..1u32 << n)
+        .map(|blocked| arrangements(n, blocked, n - 1).len() as u64)
+        .collect();
+    let layouts_with = |walls: u64| layouts_with(n, walls, &columns);
+    let mut total = layouts_with(0);
     if max_walls >= 1 {
-        total += (0..cells).map(|a| layouts_with(n, 1 << a)).sum::<u64>();
+        total += (0..cells).map(|a| layouts_with(1 << a)).sum::<u64>();
     }
     if max_walls >= 2 {
         for a in 0..cells {
             total += (a + 1..cells)
-                .map(|b| layouts_with(n, 1 << a | 1 << b))
+                .map(|b| layouts_with(1 << a | 1 << b))
                 .sum::<u64>();
         }
     }
