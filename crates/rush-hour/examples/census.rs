@@ -1,5 +1,7 @@
 //! `cargo run --release -p rush-hour --example census -- SIZE WALLS [PART PARTS]`: the census of
 //! one universe, or of its units `k ≡ PART (mod PARTS)` (a sample to project a long run from).
+//! With `CENSUS_DUMP=FILE` it also writes both histograms and every database row to `FILE`, to
+//! compare two builds' censuses byte for byte.
 fn main() {
     let args: Vec<usize> = std::env::args()
         .skip(1)
@@ -22,6 +24,21 @@ fn main() {
         c.puzzles.len(),
         t.elapsed().as_secs_f64()
     );
+    if let Ok(path) = std::env::var("CENSUS_DUMP") {
+        let text: String = c
+            .puzzles
+            .iter()
+            .map(|p| format!("{} {} {}\n", p.moves, p.board, p.cluster_size))
+            .collect();
+        std::fs::write(
+            path,
+            format!(
+                "{:?}\n{:?}\n{}",
+                c.clusters_by_moves, c.layouts_by_distance, text
+            ),
+        )
+        .expect("the dump file is writable");
+    }
     for p in c.puzzles.iter().take(3) {
         println!("{} {} {}", p.moves, p.board, p.cluster_size);
     }

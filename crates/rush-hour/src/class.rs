@@ -10,9 +10,13 @@
 //! that row combination leaves it, in mixed radix. Every index in `0..len` is a layout and
 //! every layout has one index.
 
+mod sweep;
+
 use std::collections::HashMap;
 
 use crate::board::{Board, EXIT_ROW, Kind, Piece};
+
+pub(crate) use sweep::UNREACHED;
 
 /// Most pieces in one line (rows and columns have fewer than `N ≤ 6` covered cells).
 const MAX_LINE: usize = 3;
@@ -196,6 +200,182 @@ pub(crate) struct Columns {
     valid: Vec<Vec<Vec<u8>>>,
     /// `rank[c][p * len_c + a]`: `a`'s position in `valid[c][p]` (`u8::MAX`: not there).
     rank: Vec<Vec<u8>>,
+    /// Per column, its arrangements grouped by the free segment each piece lies in.
+    segments: Vec<Segments>,
+    /// Per column, what a layout's rank in it tells without decoding the arrangement.
+    pub(crate) ranked: Vec<Ranked>,
+    /// `without[c][a * MAX_LINE + i]`: column `c`'s arrangement `a` without its `i`-th piece.
+    without: Vec<Vec<u8>>,
+}
+
+/// One column's moves and signatures by rank: index `p * len + ρ` is the arrangement of rank
+/// `ρ` among those free of pattern `p` (`len` the column's arrangements).
+#[derive(Debug, Default)]
+pub(crate) struct Ranked {
+    pub len: usize,
+    /// Its vertical slides that cross no cell of `p`, as rank differences:
+    /// `delta[first[i]..first[i + 1]]`.
+    pub first: Vec<u32>,
+    pub delta: Vec<i8>,
+    /// Its signature ([`Segments`]).
+    pub sig: Vec<u8>,
+    /// At `i * n + k`: its rank under `p` with cell `k` toggled, `u8::MAX` when it covers `k`.
+    pub toggled: Vec<u8>,
+    /// Its cells (board bits).
+    pub mask: Vec<u64>,
+}
+
+impl Ranked {
+    fn new(
+        n: usize,
+        c: usize,
+        set: &LineSet,
+        valid: &[Vec<u8>],
+        rank: &[u8],
+        segments: &Segments,
+    ) -> Ranked {
+        let len = set.len();
+        let mut ranked = Ranked {
+            len,
+            first: vec![0],
+            sig: vec![u8::MAX; valid.len() * len],
+            toggled: vec![u8::MAX; valid.len() * len * n],
+            mask: vec![0; valid.len() * len],
+            ..Ranked::default()
+        };
+        for (p, list) in valid.iter().enumerate() {
+            for rho in 0..len {
+                let i = p * len + rho;
+                if let Some(&a) = list.get(rho) {
+                    let a = a as usize;
+                    for slide in set.slides(a) {
+                        let to = slide.to as usize;
+                        if line_bits(n, true, c, slide.swept) as usize & p == 0 {
+                            ranked
+                                .delta
+                                .push((rank[p * len + to] as i16 - rho as i16) as i8);
+                        }
+                    }
+                    ranked.sig[i] = segments.sig[p * len + a];
+                    ranked.mask[i] = set.arrangements[a].mask;
+                    for k in 0..n {
+                        let q = p ^ 1 << k;
+                        if set.arrangements[a].line >> k & 1 == 0 {
+                            ranked.toggled[i * n + k] = rank[q * len + a];
+                        }
+                    }
+                }
+                ranked.first.push(ranked.delta.len() as u32);
+            }
+        }
+        ranked
+    }
+}
+
+/// One column's arrangements under each pattern `p` of covered cells, grouped by their
+/// *signature*: the free segment (a maximal run of cells outside `p`) each of its pieces lies
+/// in. With the rows fixed, a column's pieces slide freely inside their segments and never
+/// leave them, so the arrangements of one signature are exactly one connected set of
+/// vertical moves; a signature of every column is a *block* of the class.
+#[derive(Debug, Default)]
+pub(crate) struct Segments {
+    /// `sig[p * len + a]`: `a`'s signature under `p` (`u8::MAX`: `a` meets `p`).
+    sig: Vec<u8>,
+    /// Pattern `p`'s signatures are `first[p]..first[p + 1]` (global signature ids).
+    first: Vec<u32>,
+    /// Per global signature: how many arrangements have it.
+    size: Vec<u32>,
+    /// Per global signature `g` of pattern `p` and cell `k`: `toggled[next[g·n + k]..next[g·n
+    /// + k + 1]]` are the signatures under `p` with cell `k` toggled of `g`'s arrangements that
+    /// are free of `k` — one (the merged segments) when `k` is in `p`, every split when it is
+    /// not (none: no arrangement of `g` leaves `k` free).
+    next: Vec<u32>,
+    toggled: Vec<u8>,
+}
+
+impl Segments {
+    fn new(n: usize, set: &LineSet) -> Segments {
+        let len = set.len();
+        let patterns = 1usize << n;
+        // The signature of `a` under `p`: each piece's segment and length, 5 bits a piece.
+        let key = |p: usize, a: &Arrangement| -> Option<u32> {
+            if a.line as usize & p != 0 {
+                return None;
+            }
+            let mut key = 0u32;
+            for i in 0..a.pieces as usize {
+                let s = a.starts[i] as usize;
+                // Segments starting at or before the piece's first cell, less one.
+                let starts = (0..=s)
+                    .filter(|&k| p >> k & 1 == 0 && (k == 0 || p >> (k - 1) & 1 == 1))
+                    .count() as u32;
+                key |= ((starts - 1) << 2 | a.lens[i] as u32) << (5 * i);
+            }
+            Some(key | (a.pieces as u32) << 16)
+        };
+        let mut seg = Segments {
+            sig: vec![u8::MAX; patterns * len],
+            first: vec![0],
+            ..Segments::default()
+        };
+        for p in 0..patterns {
+            let mut keys: Vec<u32> = Vec::new();
+            for (i, a) in set.arrangements.iter().enumerate() {
+                if let Some(k) = key(p, a) {
+                    let id = match keys.iter().position(|&x| x == k) {
+                        Some(id) => id,
+                        None => {
+                            keys.push(k);
+                            seg.size.push(0);
+                            keys.len() - 1
+                        }
+                    };
+                    seg.sig[p * len + i] = id as u8;
+                    let g = seg.first[p] as usize + id;
+                    seg.size[g] += 1;
+                }
+            }
+            seg.first.push(seg.size.len() as u32);
+        }
+        seg.next.push(0);
+        for p in 0..patterns {
+            for id in 0..(seg.first[p + 1] - seg.first[p]) as usize {
+                for k in 0..n {
+                    let q = p ^ 1 << k;
+                    let mut out: Vec<u8> = Vec::new();
+                    for (i, a) in set.arrangements.iter().enumerate() {
+                        if seg.sig[p * len + i] as usize == id && a.line >> k & 1 == 0 {
+                            let to = seg.sig[q * len + i];
+                            if !out.contains(&to) {
+                                out.push(to);
+                            }
+                        }
+                    }
+                    out.sort_unstable();
+                    seg.toggled.extend_from_slice(&out);
+                    seg.next.push(seg.toggled.len() as u32);
+                }
+            }
+        }
+        seg
+    }
+
+    /// Signatures under pattern `p`.
+    fn count(&self, p: u8) -> u8 {
+        (self.first[p as usize + 1] - self.first[p as usize]) as u8
+    }
+
+    /// Arrangements of signature `id` under `p`.
+    fn size(&self, p: u8, id: u8) -> u32 {
+        self.size[self.first[p as usize] as usize + id as usize]
+    }
+
+    /// The signatures under `p` with cell `k` toggled, reached from signature `id` (see
+    /// [`Segments::next`]).
+    fn toggled(&self, n: usize, p: u8, id: u8, k: usize) -> &[u8] {
+        let g = (self.first[p as usize] as usize + id as usize) * n + k;
+        &self.toggled[self.next[g] as usize..self.next[g + 1] as usize]
+    }
 }
 
 impl Columns {
@@ -203,6 +383,9 @@ impl Columns {
         let mut sets = Vec::new();
         let mut valid = Vec::new();
         let mut rank = Vec::new();
+        let mut segments = Vec::new();
+        let mut ranked = Vec::new();
+        let mut without = Vec::new();
         for c in 0..n {
             let blocked = line_bits(n, true, c, walls);
             let set = line_set(
@@ -225,11 +408,61 @@ impl Columns {
                 }
                 v.push(list);
             }
+            let index: HashMap<([u8; MAX_LINE], [u8; MAX_LINE]), u8> = set
+                .arrangements
+                .iter()
+                .enumerate()
+                .map(|(i, a)| ((a.starts, a.lens), i as u8))
+                .collect();
+            let mut less = vec![u8::MAX; len * MAX_LINE];
+            for (ai, a) in set.arrangements.iter().enumerate() {
+                for i in 0..a.pieces as usize {
+                    let (mut starts, mut lens) = ([0u8; MAX_LINE], [0u8; MAX_LINE]);
+                    let kept = (0..a.pieces as usize).filter(|&j| j != i);
+                    for (to, j) in kept.enumerate() {
+                        starts[to] = a.starts[j];
+                        lens[to] = a.lens[j];
+                    }
+                    less[ai * MAX_LINE + i] = index[&(starts, lens)];
+                }
+            }
+            without.push(less);
+            let seg = Segments::new(n, &set);
+            ranked.push(Ranked::new(n, c, &set, &v, &r, &seg));
+            segments.push(seg);
             sets.push(set);
             valid.push(v);
             rank.push(r);
         }
-        Columns { sets, valid, rank }
+        Columns {
+            sets,
+            valid,
+            rank,
+            segments,
+            ranked,
+            without,
+        }
+    }
+}
+
+/// Every tuple of digits below `radix` (each at least 1), the last digit fastest.
+#[inline]
+fn odometer(radix: &[u8], mut f: impl FnMut(&[u8; 6])) {
+    let mut digits = [0u8; 6];
+    loop {
+        f(&digits);
+        let mut c = radix.len();
+        loop {
+            if c == 0 {
+                return;
+            }
+            c -= 1;
+            digits[c] += 1;
+            if digits[c] < radix[c] {
+                break;
+            }
+            digits[c] = 0;
+        }
     }
 }
 
@@ -251,6 +484,11 @@ struct Combo {
     pattern: [u8; 6],
     radix: [u8; 6],
     weight: [u32; 6],
+    /// Blocks of all smaller combinations, and per column the signatures its pattern leaves
+    /// and their mixed-radix weight ([`Segments`]).
+    block_offset: u64,
+    sig_radix: [u8; 6],
+    block_weight: [u32; 6],
 }
 
 /// A class (the walls and every row's arrangements of one pattern), ranked densely.
@@ -264,6 +502,7 @@ pub struct Class<'a> {
     columns: &'a Columns,
     combos: Vec<Combo>,
     len: u64,
+    blocks: u64,
 }
 
 /// A layout of a class, decoded.
@@ -301,6 +540,7 @@ impl<'a> Class<'a> {
         let count: usize = rows.iter().map(|s| s.len()).product();
         let mut combos = Vec::with_capacity(count);
         let mut offset = 0u64;
+        let mut block_offset = 0u64;
         for k in 0..count {
             let mut rest = k as u32;
             let mut cover = walls;
@@ -315,8 +555,12 @@ impl<'a> Class<'a> {
                 pattern: [0; 6],
                 radix: [0; 6],
                 weight: [0; 6],
+                block_offset,
+                sig_radix: [0; 6],
+                block_weight: [0; 6],
             };
             let mut w = 1u64;
+            let mut bw = 1u64;
             for c in (0..n).rev() {
                 let p = line_bits(n, true, c, cover);
                 let radix = columns.valid[c][p as usize].len();
@@ -324,8 +568,13 @@ impl<'a> Class<'a> {
                 combo.radix[c] = radix as u8;
                 combo.weight[c] = w as u32;
                 w *= radix as u64;
+                let sigs = columns.segments[c].count(p);
+                combo.sig_radix[c] = sigs;
+                combo.block_weight[c] = bw as u32;
+                bw *= sigs as u64;
             }
             offset += w;
+            block_offset += bw;
             combos.push(combo);
         }
         Class {
@@ -336,6 +585,7 @@ impl<'a> Class<'a> {
             columns,
             combos,
             len: offset,
+            blocks: block_offset,
         }
     }
 
@@ -347,6 +597,216 @@ impl<'a> Class<'a> {
     /// No layouts at all.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// Number of blocks: per row combination, a signature of every column ([`Segments`]).
+    /// A block's layouts are connected by vertical moves alone, and no vertical move leaves
+    /// its block: the clusters are unions of blocks, joined by horizontal moves
+    /// ([`Class::for_each_block_move`]).
+    pub fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    /// Number of row combinations.
+    pub fn combos(&self) -> usize {
+        self.combos.len()
+    }
+
+    /// The layouts of row combination `k`.
+    pub fn combo_layouts(&self, k: usize) -> std::ops::Range<usize> {
+        let end = self.combos.get(k + 1).map_or(self.len, |c| c.offset) as usize;
+        self.combos[k].offset as usize..end
+    }
+
+    /// The blocks of row combination `k`.
+    pub fn combo_blocks(&self, k: usize) -> std::ops::Range<usize> {
+        let start = self.combos[k].block_offset as usize;
+        let end = self
+            .combos
+            .get(k + 1)
+            .map_or(self.blocks, |c| c.block_offset) as usize;
+        start..end
+    }
+
+    /// The block of `state`.
+    #[inline]
+    pub fn block(&self, state: &State) -> u32 {
+        let combo = &self.combos[state.combo as usize];
+        let mut b = combo.block_offset as u32;
+        for c in 0..self.n {
+            let len = self.columns.sets[c].len();
+            let sig = self.columns.segments[c].sig
+                [combo.pattern[c] as usize * len + state.cols[c] as usize];
+            b += sig as u32 * combo.block_weight[c];
+        }
+        b
+    }
+
+    /// The exit row's arrangement with the red car on the exit cells.
+    fn goal_arrangement(&self) -> Option<usize> {
+        self.rows[EXIT_ROW]
+            .arrangements
+            .iter()
+            .position(|a| a.starts[a.pieces as usize - 1] as usize == self.n - 2)
+    }
+
+    /// Whether the layouts of row combination `k` are goals.
+    fn combo_is_goal(&self, k: usize, goal: Option<usize>) -> bool {
+        let exit = &self.rows[EXIT_ROW];
+        Some(k / self.row_weight[EXIT_ROW] as usize % exit.len()) == goal
+    }
+
+    /// Every block in order: its number of layouts and whether they are goals.
+    pub fn for_each_block(&self, mut f: impl FnMut(u64, bool)) {
+        let n = self.n;
+        let goal = self.goal_arrangement();
+        for (k, combo) in self.combos.iter().enumerate() {
+            let is_goal = self.combo_is_goal(k, goal);
+            odometer(&combo.sig_radix[..n], |sig| {
+                let size = (0..n).fold(1u64, |m, c| {
+                    m * self.columns.segments[c].size(combo.pattern[c], sig[c]) as u64
+                });
+                f(size, is_goal);
+            });
+        }
+    }
+
+    /// Every pair of blocks that a horizontal move joins (some layout of the first has a move
+    /// to some layout of the second), each move of a piece once (rightwards).
+    ///
+    /// A row slide is possible from a layout of block `b` when every cell it sweeps is free:
+    /// no wall or horizontal piece (the row combination's cover), and in each column it
+    /// crosses, an arrangement of the column's signature that leaves the cell free. The
+    /// columns are independent, so the target blocks are the product of each column's
+    /// outcomes: unchanged where the slide passes, the merged segments where it frees a
+    /// cell, every split of the segment where it covers one.
+    pub fn for_each_block_move(&self, mut f: impl FnMut(u32, u32)) {
+        let n = self.n;
+        let mut targets: Vec<u32> = Vec::with_capacity(64);
+        let mut values: Vec<u32> = Vec::new();
+        let mut ranges: Vec<(u32, u32)> = Vec::new();
+        for (k, combo) in self.combos.iter().enumerate() {
+            for r in 0..n {
+                let set = &self.rows[r];
+                let from = k / self.row_weight[r] as usize % set.len();
+                let old = set.arrangements[from].line;
+                for slide in set.slides(from) {
+                    let to = slide.to as usize;
+                    if to < from || slide.swept & combo.cover != 0 {
+                        continue;
+                    }
+                    let k2 = k + (to - from) * self.row_weight[r] as usize;
+                    let next = &self.combos[k2];
+                    let new = set.arrangements[to].line;
+                    let crossed = line_bits(n, false, r, slide.swept) | old ^ new;
+                    // Per crossed column and signature there, what the signature becomes
+                    // (times its weight in the target): `values[ranges[at[x] + sig]]`.
+                    values.clear();
+                    ranges.clear();
+                    let mut at = [0usize; 6];
+                    let columns: Vec<usize> = (0..n).filter(|&c| crossed >> c & 1 == 1).collect();
+                    for (x, &c) in columns.iter().enumerate() {
+                        at[x] = ranges.len();
+                        let w = next.block_weight[c];
+                        for sig in 0..combo.sig_radix[c] {
+                            let outcomes =
+                                self.columns.segments[c].toggled(n, combo.pattern[c], sig, r);
+                            let start = values.len() as u32;
+                            if new >> c & 1 == 1 {
+                                // Newly covered: every split of the segment.
+                                values.extend(outcomes.iter().map(|&o| o as u32 * w));
+                            } else if !outcomes.is_empty() {
+                                // Passed over (the same pattern after) or freed (the merge).
+                                let passed = old >> c & 1 == 0;
+                                values.push(if passed { sig } else { outcomes[0] } as u32 * w);
+                            }
+                            ranges.push((start, values.len() as u32));
+                        }
+                    }
+                    // The blocks in order, the target's weight of the other columns kept as
+                    // the odometer turns.
+                    let radix = &combo.sig_radix;
+                    let mut sig = [0u8; 6];
+                    let mut base = next.block_offset as u32;
+                    let mut src = combo.block_offset as u32;
+                    let end = src + (0..n).map(|c| radix[c] as u32).product::<u32>();
+                    while src < end {
+                        targets.clear();
+                        targets.push(base);
+                        for (x, &c) in columns.iter().enumerate() {
+                            let (lo, hi) = ranges[at[x] + sig[c] as usize];
+                            let options = &values[lo as usize..hi as usize];
+                            if options.is_empty() {
+                                targets.clear();
+                                break;
+                            }
+                            let m = targets.len();
+                            for i in 0..m {
+                                let t = targets[i];
+                                targets[i] = t + options[0];
+                                for &o in &options[1..] {
+                                    targets.push(t + o);
+                                }
+                            }
+                        }
+                        for &t in targets.iter() {
+                            f(src, t);
+                        }
+                        src += 1;
+                        let mut c = n;
+                        while c > 0 {
+                            c -= 1;
+                            let w = if crossed >> c & 1 == 0 {
+                                next.block_weight[c]
+                            } else {
+                                0
+                            };
+                            sig[c] += 1;
+                            if sig[c] < radix[c] {
+                                base += w;
+                                break;
+                            }
+                            base -= (radix[c] as u32 - 1) * w;
+                            sig[c] = 0;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every layout of block `b`, in rank order.
+    pub fn for_each_layout_in_block(&self, b: u32, mut f: impl FnMut(u32)) {
+        let n = self.n;
+        let k = self.combos.partition_point(|c| c.block_offset <= b as u64) - 1;
+        let combo = &self.combos[k];
+        let local = b - combo.block_offset as u32;
+        // Per column, the ranks of its arrangements of the block's signature.
+        let ranks: Vec<Vec<u8>> = (0..n)
+            .map(|c| {
+                let sig = (local / combo.block_weight[c] % combo.sig_radix[c] as u32) as u8;
+                let col = &self.columns.ranked[c];
+                let at = combo.pattern[c] as usize * col.len;
+                (0..combo.radix[c])
+                    .filter(|&r| col.sig[at + r as usize] == sig)
+                    .collect()
+            })
+            .collect();
+        let radix: Vec<u8> = ranks.iter().map(|r| r.len() as u8).collect();
+        odometer(&radix, |digits| {
+            let s = (0..n).fold(combo.offset as u32, |s, c| {
+                s + ranks[c][digits[c] as usize] as u32 * combo.weight[c]
+            });
+            f(s);
+        });
+    }
+
+    /// The row combinations whose layouts are goals.
+    pub fn goal_combos(&self) -> impl Iterator<Item = u32> + '_ {
+        let goal = self.goal_arrangement();
+        (0..self.combos.len())
+            .filter(move |&k| self.combo_is_goal(k, goal))
+            .map(|k| k as u32)
     }
 
     /// Layout `s` decoded.
@@ -476,6 +936,25 @@ impl<'a> Class<'a> {
                 );
             }
         }
+    }
+
+    /// The index of `state` without piece `id` when that is a vertical piece (the rows, so
+    /// the class, stay the same); `None` for a horizontal piece or a wall (`u8::MAX`).
+    pub fn without_vertical(&self, state: &State, id: PieceId) -> Option<u32> {
+        if id >= 64 {
+            return None;
+        }
+        let id = id.checked_sub(column_piece(0, 0))? as usize;
+        let (col, i) = (id / 4, id % 4);
+        let combo = &self.combos[state.combo as usize];
+        let a = self.columns.without[col][state.cols[col] as usize * MAX_LINE + i];
+        let len = self.columns.sets[col].len();
+        let rank = self.columns.rank[col][combo.pattern[col] as usize * len + a as usize];
+        let s = (0..self.n).fold(combo.offset as u32, |s, c| {
+            let r = if c == col { rank } else { state.ranks[c] };
+            s + r as u32 * combo.weight[c]
+        });
+        Some(s)
     }
 
     /// The piece ids of `state` (bit `id`), the red car left out.

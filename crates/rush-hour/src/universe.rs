@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use thiserror::Error;
 
 use crate::board::{Board, EXIT_ROW, SIZES};
-use crate::class::{self, Class, Columns, LineSet, State};
+use crate::class::{self, Class, Columns, LineSet, State, UNREACHED};
 
 /// Why a universe cannot be built.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -447,161 +447,159 @@ fn row_patterns(n: usize, r: usize, walls: u64) -> Vec<LineSet> {
         .collect()
 }
 
-/// A layout no search has reached yet.
-const UNSET: u32 = u32::MAX;
-/// Distances are bytes: 255 not yet reached from a goal.
-const SEEN: u8 = u8::MAX;
-
-/// What one class's search reuses from the last: per layout, its position in its cluster's
-/// member list (`UNSET` before a search reaches it), and the cluster's members, moves and
-/// distances.
+/// What one class's census reuses from the last.
 #[derive(Debug, Default)]
 pub(crate) struct Scratch {
-    at: Vec<u32>,
-    members: Vec<(u32, State)>,
-    /// Member `i`'s neighbours (member positions) are `edges[first[i]..first[i + 1]]`.
-    edges: Vec<u32>,
-    first: Vec<u32>,
+    /// Per block: its union-find parent, then its cluster.
+    cluster: Vec<u32>,
+    /// Per block: the largest distance of its layouts to a goal.
+    farthest: Vec<u8>,
+    clusters: Vec<Cluster>,
+    /// Per layout: its distance to a goal.
     dist: Vec<u8>,
 }
 
-/// Every cluster of `class`: the solvable ones first, from each goal not yet reached (their
-/// moves recorded once, then distances from all their goals over those records; the puzzle and
-/// its minimality), then the rest, only counted.
+/// A cluster's numbers as the census gathers them.
+#[derive(Debug, Clone, Copy)]
+struct Cluster {
+    size: u64,
+    solvable: bool,
+    /// The largest distance to a goal, and the smallest key of a layout at it: its masks
+    /// (horizontal, vertical) and index, as they are and upside down.
+    moves: u8,
+    farthest: (u64, u64, u32),
+    mirrored: (u64, u64, u32),
+}
+
+/// A union-find root: every parent is at most its child, so the root is the smallest block.
+fn root(parent: &mut [u32], mut x: u32) -> u32 {
+    while parent[x as usize] != x {
+        let up = parent[parent[x as usize] as usize];
+        parent[x as usize] = up;
+        x = up;
+    }
+    x
+}
+
+/// Every cluster of `class`, with its size, from its blocks (the sets of layouts vertical
+/// moves connect, joined by horizontal moves); every layout's distance to a goal by one
+/// breadth-first search from all the class's goals; each solvable cluster's puzzle (its
+/// farthest layout) and its minimality.
 fn census_class(
     class: &Class<'_>,
     scratch: &mut Scratch,
     out: &mut Census,
     mirror_too: bool,
 ) -> Result<(), UniverseError> {
-    let len = class.len() as usize;
     let Scratch {
-        at,
-        members,
-        edges,
-        first,
+        cluster,
+        farthest,
+        clusters,
         dist,
     } = scratch;
-    at.clear();
-    at.resize(len, UNSET);
     out.classes += 1;
-    let mut goals: Vec<u32> = Vec::new();
-    let mut level: Vec<u32> = Vec::new();
-    let mut next: Vec<u32> = Vec::new();
-    for seed in class.goals() {
-        if at[seed as usize] != UNSET {
+    out.layouts += class.len();
+    // The clusters: blocks joined by horizontal moves.
+    let blocks = class.blocks() as usize;
+    cluster.clear();
+    cluster.extend(0..blocks as u32);
+    class.for_each_block_move(|a, b| {
+        let (a, b) = (root(cluster, a), root(cluster, b));
+        if a < b {
+            cluster[b as usize] = a;
+        } else if b < a {
+            cluster[a as usize] = b;
+        }
+    });
+    // Each block's cluster number, in order of their smallest blocks (a parent's number is
+    // set before its child's).
+    clusters.clear();
+    for b in 0..blocks {
+        let parent = cluster[b] as usize;
+        cluster[b] = if parent == b {
+            clusters.push(Cluster {
+                size: 0,
+                solvable: false,
+                moves: 0,
+                farthest: (u64::MAX, u64::MAX, u32::MAX),
+                mirrored: (u64::MAX, u64::MAX, u32::MAX),
+            });
+            clusters.len() as u32 - 1
+        } else {
+            cluster[parent]
+        };
+    }
+    let mut b = 0usize;
+    class.for_each_block(|size, goal| {
+        let c = &mut clusters[cluster[b] as usize];
+        c.size += size;
+        c.solvable |= goal;
+        b += 1;
+    });
+    out.clusters += clusters.len() as u64;
+    // Distances from every goal at once (a layout's nearest goal is in its cluster); each
+    // block's largest, then each cluster's.
+    farthest.clear();
+    farthest.resize(blocks, UNREACHED);
+    let levels = class
+        .goal_distances(dist, |d, block| farthest[block as usize] = d)
+        .ok_or(UniverseError::Distance(UNREACHED as u32 - 1))?;
+    for (d, &count) in levels.iter().enumerate() {
+        bump(&mut out.layouts_by_distance, d, count);
+    }
+    for (b, &d) in farthest.iter().enumerate() {
+        if d != UNREACHED {
+            let c = &mut clusters[cluster[b] as usize];
+            c.moves = c.moves.max(d);
+        }
+    }
+    // Each solvable cluster's puzzle: its farthest layout, the smallest by horizontal then
+    // vertical cells (then by rank, for layouts the two masks do not tell apart). Only row
+    // combinations with a block at its cluster's largest distance hold one.
+    let flip = |m: u64| class.rows_reversed(m);
+    for b in 0..blocks {
+        let c = &mut clusters[cluster[b] as usize];
+        if farthest[b] == UNREACHED || farthest[b] != c.moves {
             continue;
         }
-        // The cluster: every layout reachable from the seed, with its moves.
-        members.clear();
-        edges.clear();
-        first.clear();
-        goals.clear();
-        members.push((seed, class.decode(seed)));
-        at[seed as usize] = 0;
-        let mut head = 0;
-        while head < members.len() {
-            let (s, state) = members[head];
-            if class.is_goal(&state) {
-                goals.push(head as u32);
+        class.for_each_layout_in_block(b as u32, |s| {
+            if dist[s as usize] != c.moves {
+                return;
             }
-            head += 1;
-            first.push(edges.len() as u32);
-            class.for_each_neighbor(&state, s, |t, next, _| {
-                let mut p = at[t as usize];
-                if p == UNSET {
-                    p = members.len() as u32;
-                    at[t as usize] = p;
-                    members.push((t, *next));
-                }
-                edges.push(p);
-            });
-        }
-        first.push(edges.len() as u32);
-        let size = members.len() as u64;
-        out.clusters += 1;
+            let state = class.decode(s);
+            let key = (
+                class.horizontal_mask(&state),
+                class.vertical_mask(&state),
+                s,
+            );
+            c.farthest = c.farthest.min(key);
+            if mirror_too {
+                c.mirrored = c.mirrored.min((flip(key.0), flip(key.1), s));
+            }
+        });
+    }
+    let distance = |t: u32| dist[t as usize];
+    for c in clusters.iter().filter(|c| c.solvable) {
         out.solvable_clusters += 1;
-        out.layouts += size;
-        // Distances from the goals, level by level.
-        dist.clear();
-        dist.resize(members.len(), SEEN);
-        for &g in &goals {
-            dist[g as usize] = 0;
-        }
-        level.clone_from(&goals);
-        let mut d = 0u32;
-        loop {
-            bump(&mut out.layouts_by_distance, d as usize, level.len() as u64);
-            next.clear();
-            for &m in &level {
-                for &p in &edges[first[m as usize] as usize..first[m as usize + 1] as usize] {
-                    if dist[p as usize] == SEEN {
-                        dist[p as usize] = (d + 1) as u8;
-                        next.push(p);
-                    }
-                }
-            }
-            if next.is_empty() {
-                break;
-            }
-            d += 1;
-            if d >= SEEN as u32 {
-                return Err(UniverseError::Distance(d - 1));
-            }
-            std::mem::swap(&mut level, &mut next);
-        }
-        bump(&mut out.clusters_by_moves, d as usize, 1);
-        // The puzzle: the farthest layout, the smallest by horizontal then vertical cells (then
-        // by rank, for layouts the two masks do not tell apart).
-        let farthest = |key: &dyn Fn(&State) -> (u64, u64)| {
-            level
-                .iter()
-                .map(|&m| members[m as usize])
-                .min_by_key(|(s, state)| (key(state), *s))
-                .expect("a level is never empty")
-        };
-        let distance = |t: u32| dist[at[t as usize] as usize];
+        bump(&mut out.clusters_by_moves, c.moves as usize, 1);
+        let moves = c.moves as u32;
         let row = |board: Board| Puzzle {
-            moves: d,
+            moves,
             board: board.to_string(),
-            cluster_size: size,
+            cluster_size: c.size,
         };
-        let puzzle = farthest(&|s| (class.horizontal_mask(s), class.vertical_mask(s)));
-        if let Some(board) = minimal(class, puzzle, d, &distance) {
+        let s = c.farthest.2;
+        if let Some(board) = minimal(class, (s, class.decode(s)), moves, &distance) {
             out.puzzles.push(row(board));
         }
         if mirror_too {
             // The mirrored cluster's farthest layouts are these upside down; its puzzle is the
             // smallest of them, minimal as the layout it mirrors is.
-            let flip = |m: u64| class.rows_reversed(m);
-            let original =
-                farthest(&|s| (flip(class.horizontal_mask(s)), flip(class.vertical_mask(s))));
-            if minimal(class, original, d, &distance).is_some() {
-                out.puzzles.push(row(class.board(&original.1).0.mirrored()));
+            let original = class.decode(c.mirrored.2);
+            if minimal(class, (c.mirrored.2, original), moves, &distance).is_some() {
+                out.puzzles.push(row(class.board(&original).0.mirrored()));
             }
         }
-    }
-    // The clusters without a goal: counted.
-    for seed in 0..len as u32 {
-        if at[seed as usize] != UNSET {
-            continue;
-        }
-        members.clear();
-        members.push((seed, class.decode(seed)));
-        at[seed as usize] = 0;
-        let mut head = 0;
-        while head < members.len() {
-            let (s, state) = members[head];
-            head += 1;
-            class.for_each_neighbor(&state, s, |t, next, _| {
-                if at[t as usize] == UNSET {
-                    at[t as usize] = 0;
-                    members.push((t, *next));
-                }
-            });
-        }
-        out.clusters += 1;
-        out.layouts += members.len() as u64;
     }
     Ok(())
 }
@@ -653,9 +651,18 @@ fn minimal(
     let unsettled: Vec<usize> = (1..ids.len())
         .filter(|&i| ids[i] == u8::MAX || moved >> ids[i] & 1 == 0)
         .collect();
+    // Without a vertical piece the layout is in this class, whose distances are known.
+    let mut searched = Vec::new();
+    for i in unsettled {
+        match class.without_vertical(&state, ids[i]) {
+            Some(t) if (dist(t) as u32) < moves => {}
+            Some(_) => return None,
+            None => searched.push(i),
+        }
+    }
     // Without piece `i` the puzzle needs fewer moves; a lower bound of `moves` or more settles
     // that it does not, before any search.
-    unsettled
+    searched
         .into_iter()
         .map(|i| board.without(i))
         .all(|b| b.lower_bound() < moves && b.moves_within(moves - 1).is_some())
