@@ -20,6 +20,8 @@ pub(crate) use sweep::UNREACHED;
 
 /// Most pieces in one line (rows and columns have fewer than `N ≤ 6` covered cells).
 const MAX_LINE: usize = 3;
+/// Most arrangements of one line (22 on a free line of 6 cells).
+const MAX_ARRANGEMENTS: usize = 22;
 
 /// One arrangement of a line's pieces.
 #[derive(Debug, Clone)]
@@ -396,6 +398,7 @@ impl Columns {
                 arrangements(n, true, c, blocked, n - 1),
             );
             let len = set.len();
+            assert!(len <= MAX_ARRANGEMENTS, "a column of at most 6 cells");
             let mut v = Vec::new();
             let mut r = vec![u8::MAX; (1 << n) * len];
             for p in 0..1usize << n {
@@ -775,29 +778,37 @@ impl<'a> Class<'a> {
         }
     }
 
-    /// Every layout of block `b`, in rank order.
-    pub fn for_each_layout_in_block(&self, b: u32, mut f: impl FnMut(u32)) {
+    /// Every layout of block `b`, in rank order: its index and its cells covered by
+    /// horizontal pieces and by vertical ones (as [`Class::horizontal_mask`] and
+    /// [`Class::vertical_mask`] give them).
+    pub fn for_each_layout_in_block(&self, b: u32, mut f: impl FnMut(u32, u64, u64)) {
         let n = self.n;
         let k = self.combos.partition_point(|c| c.block_offset <= b as u64) - 1;
         let combo = &self.combos[k];
         let local = b - combo.block_offset as u32;
-        // Per column, the ranks of its arrangements of the block's signature.
-        let ranks: Vec<Vec<u8>> = (0..n)
-            .map(|c| {
-                let sig = (local / combo.block_weight[c] % combo.sig_radix[c] as u32) as u8;
-                let col = &self.columns.ranked[c];
-                let at = combo.pattern[c] as usize * col.len;
-                (0..combo.radix[c])
-                    .filter(|&r| col.sig[at + r as usize] == sig)
-                    .collect()
-            })
-            .collect();
-        let radix: Vec<u8> = ranks.iter().map(|r| r.len() as u8).collect();
-        odometer(&radix, |digits| {
-            let s = (0..n).fold(combo.offset as u32, |s, c| {
-                s + ranks[c][digits[c] as usize] as u32 * combo.weight[c]
+        // Per column, the ranks of its arrangements of the block's signature, as each one's
+        // index and cells.
+        let mut ranks = [[(0u32, 0u64); MAX_ARRANGEMENTS]; 6];
+        let mut radix = [0u8; 6];
+        for c in 0..n {
+            let sig = (local / combo.block_weight[c] % combo.sig_radix[c] as u32) as u8;
+            let col = &self.columns.ranked[c];
+            let at = combo.pattern[c] as usize * col.len;
+            for r in 0..combo.radix[c] as usize {
+                if col.sig[at + r] == sig {
+                    ranks[c][radix[c] as usize] = (r as u32 * combo.weight[c], col.mask[at + r]);
+                    radix[c] += 1;
+                }
+            }
+        }
+        let radix = &radix[..n];
+        let horizontal = combo.cover & !self.walls;
+        odometer(radix, |digits| {
+            let (s, vertical) = (0..n).fold((combo.offset as u32, 0u64), |(s, v), c| {
+                let (w, mask) = ranks[c][digits[c] as usize];
+                (s + w, v | mask)
             });
-            f(s);
+            f(s, horizontal, vertical);
         });
     }
 

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use thiserror::Error;
 
 use crate::board::{Board, EXIT_ROW, SIZES};
-use crate::class::{self, Class, Columns, LineSet, State, UNREACHED};
+use crate::class::{self, Class, Columns, LineSet, PieceId, State, UNREACHED};
 
 /// Why a universe cannot be built.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -554,24 +554,19 @@ fn census_class(
         }
     }
     // Each solvable cluster's puzzle: its farthest layout, the smallest by horizontal then
-    // vertical cells (then by rank, for layouts the two masks do not tell apart). Only row
-    // combinations with a block at its cluster's largest distance hold one.
+    // vertical cells (then by rank, for layouts the two masks do not tell apart). Only the
+    // blocks whose largest distance is their cluster's hold one.
     let flip = |m: u64| class.rows_reversed(m);
     for b in 0..blocks {
         let c = &mut clusters[cluster[b] as usize];
         if farthest[b] == UNREACHED || farthest[b] != c.moves {
             continue;
         }
-        class.for_each_layout_in_block(b as u32, |s| {
+        class.for_each_layout_in_block(b as u32, |s, horizontal, vertical| {
             if dist[s as usize] != c.moves {
                 return;
             }
-            let state = class.decode(s);
-            let key = (
-                class.horizontal_mask(&state),
-                class.vertical_mask(&state),
-                s,
-            );
+            let key = (horizontal, vertical, s);
             c.farthest = c.farthest.min(key);
             if mirror_too {
                 c.mirrored = c.mirrored.min((flip(key.0), flip(key.1), s));
@@ -620,13 +615,33 @@ fn minimal(
     moves: u32,
     dist: &dyn Fn(u32) -> u8,
 ) -> Option<Board> {
-    let pieces = class.pieces(&state);
+    let mut pieces = class.pieces(&state);
+    if moves == 0 {
+        // A goal is minimal when nothing but the red car is on the board.
+        let (board, _) = class.board(&state);
+        return (board.pieces().len() == 1).then_some(board);
+    }
+    // Without a vertical piece the layout is in this class, whose distances are known.
+    let mut vertical = pieces;
+    while vertical != 0 {
+        let id = vertical.trailing_zeros() as PieceId;
+        vertical &= vertical - 1;
+        if let Some(t) = class.without_vertical(&state, id) {
+            if dist(t) as u32 >= moves {
+                return None;
+            }
+            pieces &= !(1u64 << id);
+        }
+    }
     // Pieces that move on some shortest solution: every step of the shortest paths from the
     // puzzle, level by level, until every piece has moved (or the goals are reached).
     let mut moved = 0u64;
     let mut level = vec![(puzzle, state)];
     let mut next: Vec<(u32, State)> = Vec::new();
     for d in (0..moves).rev() {
+        if moved & pieces == pieces {
+            break;
+        }
         next.clear();
         for (s, state) in &level {
             class.for_each_neighbor(state, *s, |t, state, piece| {
@@ -636,30 +651,15 @@ fn minimal(
                 }
             });
         }
-        if moved & pieces == pieces {
-            break;
-        }
         next.sort_unstable_by_key(|&(t, _)| t);
         next.dedup_by_key(|&mut (t, _)| t);
         std::mem::swap(&mut level, &mut next);
     }
     let (board, ids) = class.board(&state);
-    if moves == 0 {
-        return (board.pieces().len() == 1).then_some(board);
-    }
-    // Every piece but the red car (ids[0]) whose removal those solutions do not already settle.
-    let unsettled: Vec<usize> = (1..ids.len())
-        .filter(|&i| ids[i] == u8::MAX || moved >> ids[i] & 1 == 0)
+    // Every horizontal piece (or wall) whose removal those solutions do not already settle.
+    let searched: Vec<usize> = (1..ids.len())
+        .filter(|&i| ids[i] == u8::MAX || (pieces & !moved) >> ids[i] & 1 == 1)
         .collect();
-    // Without a vertical piece the layout is in this class, whose distances are known.
-    let mut searched = Vec::new();
-    for i in unsettled {
-        match class.without_vertical(&state, ids[i]) {
-            Some(t) if (dist(t) as u32) < moves => {}
-            Some(_) => return None,
-            None => searched.push(i),
-        }
-    }
     // Without piece `i` the puzzle needs fewer moves; a lower bound of `moves` or more settles
     // that it does not, before any search.
     searched
