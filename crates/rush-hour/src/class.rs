@@ -674,8 +674,10 @@ impl<'a> Class<'a> {
         }
     }
 
-    /// Every pair of blocks that a horizontal move joins (some layout of the first has a move
-    /// to some layout of the second), each move of a piece once (rightwards).
+    /// Pairs of blocks that horizontal moves join (some layout of the first has a move to some
+    /// layout of the second), enough to connect what the moves connect: every slide of a piece
+    /// one cell to the right. A longer slide passes through layouts one cell apart (the cells
+    /// it sweeps are free), and a slide to the left is one to the right seen from its end.
     ///
     /// A row slide is possible from a layout of block `b` when every cell it sweeps is free:
     /// no wall or horizontal piece (the row combination's cover), and in each column it
@@ -695,7 +697,10 @@ impl<'a> Class<'a> {
                 let old = set.arrangements[from].line;
                 for slide in set.slides(from) {
                     let to = slide.to as usize;
-                    if to < from || slide.swept & combo.cover != 0 {
+                    let piece = slide.piece as usize;
+                    let shift = set.arrangements[to].starts[piece] as i32
+                        - set.arrangements[from].starts[piece] as i32;
+                    if shift != 1 || slide.swept & combo.cover != 0 {
                         continue;
                     }
                     let k2 = k + (to - from) * self.row_weight[r] as usize;

@@ -2,13 +2,15 @@
 //! the goals at once, a byte per layout, level by level.
 //!
 //! A level is found by scanning the distance bytes for its value (memchr), so no frontier is
-//! stored; each of its layouts is expanded from its ranks alone. The ranks come from the index
-//! by multiplying with per-radix reciprocals; a vertical move is a rank difference times the
-//! column's weight ([`Ranked::delta`]); a horizontal move's row change is the same for every
-//! layout of the row combination ([`Step`]), and only the columns it crosses are looked up
-//! again ([`Ranked::toggled`]).
+//! stored. Its layouts are expanded a *run* at a time: the layouts of one row combination that
+//! differ only in the last column's rank, consecutive indices. Every column but the last has
+//! one rank along a run, so a vertical move of one of those columns, and a horizontal move's
+//! effect on them ([`Step`]), is the same for the whole run: it maps the run onto a run of
+//! the target, and one look at the target's bytes settles all the run's layouts at once. Only
+//! the last column's moves are looked up per layout ([`Ranked`]: moves as rank differences,
+//! ranks with a cell toggled, cells and signatures by rank).
 
-use super::{Class, Ranked};
+use super::{Class, Combo, Ranked};
 
 /// A layout no goal reaches (a distance byte).
 pub const UNREACHED: u8 = u8::MAX;
@@ -27,21 +29,46 @@ struct Step {
     swept: u64,
 }
 
-/// A layout a horizontal move reaches, and its row combination.
-#[derive(Debug, Clone, Copy)]
-struct Target {
-    layout: u32,
-    combo: u32,
-}
-
-/// Targets gathered before their distances are looked at.
-const FLUSH: usize = 1024;
-
 /// `x / radix` for `x · radix < 2³²`, by a multiplication: `(x · ⌈2³² / radix⌉) >> 32` is
 /// exact there (the error `x · (m · radix − 2³²) / 2³²` stays below 1).
 #[inline]
 fn divide(x: u32, magic: u64) -> u32 {
     ((x as u64 * magic) >> 32) as u32
+}
+
+/// Bit `i` set where `bytes[start + i] == value` for `i < len ≤ 32`, eight bytes a word (the
+/// words may reach past the window: those bits are dropped).
+#[inline]
+fn matches(bytes: &[u8], start: usize, len: usize, value: u8) -> u32 {
+    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // A byte's top bit: set where the byte is zero (no carry leaves a byte: 0x7f + 0x7f).
+    let zeros = |x: u64| !(((x & LOW) + LOW) | x) & HIGH;
+    // The eight top bits gathered into the low byte.
+    let gather = |m: u64| ((m >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32;
+    let spread = u64::from_ne_bytes([value; 8]);
+    let mut out = 0u32;
+    let mut at = 0;
+    while at < len {
+        let from = start + at;
+        let word = match bytes.get(from..from + 8) {
+            Some(word) => u64::from_le_bytes(word.try_into().expect("eight bytes")),
+            None => {
+                // The array's last bytes: padded with a byte other than `value`.
+                let mut word = [!value; 8];
+                let tail = &bytes[from..bytes.len().min(start + len)];
+                word[..tail.len()].copy_from_slice(tail);
+                u64::from_le_bytes(word)
+            }
+        };
+        out |= gather(zeros(word ^ spread)) << at;
+        at += 8;
+    }
+    if len < 32 {
+        out & ((1u32 << len) - 1)
+    } else {
+        out
+    }
 }
 
 impl Class<'_> {
@@ -90,38 +117,37 @@ impl Class<'_> {
         dist: &mut Vec<u8>,
         mut expanded: impl FnMut(u8, u32),
     ) -> Option<Vec<u64>> {
+        assert!((1..=6).contains(&self.n), "at most 6 columns");
         let len = self.len as usize;
         let (first, steps) = self.steps();
-        // Reciprocals of every radix a combination has (at most a column's arrangements).
-        let magic: Vec<u64> = (0..=u8::MAX as u64)
-            .map(|r| if r == 0 { 0 } else { (1u64 << 32).div_ceil(r) })
-            .collect();
         dist.clear();
         dist.resize(len, UNREACHED);
         let mut levels = vec![0u64];
-        // Per row combination: its layouts not reached yet.
-        let mut unreached: Vec<u32> = (0..self.combos.len())
-            .map(|k| (self.end(k) - self.combos[k].offset as usize) as u32)
-            .collect();
-        // Per block: its layouts not reached yet.
-        let mut open: Vec<u32> = Vec::with_capacity(self.blocks as usize);
-        self.for_each_block(|size, goal| open.push(if goal { 0 } else { size as u32 }));
-        for k in self.goal_combos() {
-            let start = self.combos[k as usize].offset as usize;
-            let end = self.end(k as usize);
-            dist[start..end].fill(0);
-            levels[0] += (end - start) as u64;
-            unreached[k as usize] = 0;
-        }
         let mut search = Search {
+            class: self,
             dist,
-            unreached,
-            open,
+            // Reciprocals of every radix a combination has (at most a column's arrangements).
+            magic: (0..=u8::MAX as u64)
+                .map(|r| if r == 0 { 0 } else { (1u64 << 32).div_ceil(r) })
+                .collect(),
+            unreached: (0..self.combos.len())
+                .map(|k| (self.end(k) - self.combos[k].offset as usize) as u32)
+                .collect(),
+            open: Vec::with_capacity(self.blocks as usize),
             live: Vec::new(),
-            partial: Vec::new(),
-            targets: Vec::with_capacity(FLUSH + 64),
+            fits: Vec::new(),
             found: 0,
         };
+        self.for_each_block(|size, goal| search.open.push(if goal { 0 } else { size as u32 }));
+        for k in self.goal_combos() {
+            let (start, end) = (
+                self.combos[k as usize].offset as usize,
+                self.end(k as usize),
+            );
+            search.dist[start..end].fill(0);
+            levels[0] += (end - start) as u64;
+            search.unreached[k as usize] = 0;
+        }
         let mut d = 0u8;
         while levels[d as usize] > 0 {
             if d == UNREACHED - 1 {
@@ -136,18 +162,10 @@ impl Class<'_> {
                 while self.end(k) <= s {
                     k += 1;
                 }
-                self.expand_combo(
-                    k,
-                    s,
-                    d,
-                    &steps[first[k] as usize..first[k + 1] as usize],
-                    &magic,
-                    &mut search,
-                    &mut expanded,
-                );
+                let moves = &steps[first[k] as usize..first[k + 1] as usize];
+                search.expand_combo(k, s, d, moves, &mut expanded);
                 pos = self.end(k);
             }
-            search.reach(self, &magic, d + 1);
             levels.push(search.found);
             d += 1;
         }
@@ -155,38 +173,75 @@ impl Class<'_> {
         Some(levels)
     }
 
+    /// One past the last layout of row combination `k`.
+    fn end(&self, k: usize) -> usize {
+        self.combos.get(k + 1).map_or(self.len, |c| c.offset) as usize
+    }
+}
+
+/// The state of one search, level to level.
+#[derive(Debug)]
+struct Search<'a, 'c> {
+    class: &'a Class<'c>,
+    dist: &'a mut [u8],
+    magic: Vec<u64>,
+    /// Per row combination and per block: its layouts not reached yet.
+    unreached: Vec<u32>,
+    open: Vec<u32>,
+    /// The moves of the row combination being expanded that lead to one with layouts left,
+    /// and for each the last column's ranks whose arrangement leaves its swept cells free.
+    live: Vec<Step>,
+    fits: Vec<u32>,
+    /// Layouts reached on this level.
+    found: u64,
+}
+
+impl Search<'_, '_> {
+    /// Gives layout `t` distance `d` if it has none yet; `block` is its block.
+    #[inline]
+    fn reach(&mut self, t: usize, d: u8, combo: usize, block: impl FnOnce() -> u32) {
+        if self.dist[t] == UNREACHED {
+            self.dist[t] = d;
+            self.found += 1;
+            self.unreached[combo] -= 1;
+            self.open[block() as usize] -= 1;
+        }
+    }
+
     /// Expands every layout at distance `d` of row combination `k`, from layout `first` (the
-    /// first of them) on. The layouts come in runs of the last column's ranks; what the other
-    /// columns decide — their ranks, cells, block and each horizontal move's target but for the
-    /// last column — is worked out once a run.
-    #[allow(clippy::too_many_arguments)]
+    /// first of them) on, a run at a time.
     fn expand_combo(
-        &self,
+        &mut self,
         k: usize,
         first: usize,
         d: u8,
         steps: &[Step],
-        magic: &[u64],
-        search: &mut Search<'_>,
         expanded: &mut impl FnMut(u8, u32),
     ) {
-        let n = self.n;
-        assert!((1..=6).contains(&n));
+        let class = self.class;
+        let n = class.n;
         let last = n - 1;
-        let ranked: &[Ranked] = &self.columns.ranked;
-        let combo = &self.combos[k];
+        let ranked: &[Ranked] = &class.columns.ranked;
+        let combo = &class.combos[k];
         let offset = combo.offset as usize;
-        let end = self.end(k);
+        let end = class.end(k);
         let run_len = combo.radix[last] as usize;
         let tail = &ranked[last];
         let tail_at = combo.pattern[last] as usize * tail.len;
         // The moves to a row combination with layouts left (none is gained during a level).
-        search.live.clear();
-        search
-            .live
-            .extend(steps.iter().filter(|s| search.unreached[s.to as usize] > 0));
-        // The run's ranks of the other columns.
-        let decode = |run: usize| {
+        self.live.clear();
+        self.fits.clear();
+        for step in steps {
+            if self.unreached[step.to as usize] > 0 {
+                self.live.push(*step);
+                let fits = (0..run_len)
+                    .filter(|&i| tail.mask[tail_at + i] & step.swept == 0)
+                    .fold(0u32, |m, i| m | 1 << i);
+                self.fits.push(fits);
+            }
+        }
+        // The other columns' ranks along run `run`.
+        let decode = |run: usize, magic: &[u64]| {
             let mut ranks = [0u8; 6];
             let mut rest = run as u32;
             for c in (0..last).rev() {
@@ -198,91 +253,20 @@ impl Class<'_> {
             ranks
         };
         let mut run = (first - offset) / run_len;
-        let mut ranks = decode(run);
+        let mut ranks = decode(run, &self.magic);
         loop {
             let start = offset + run * run_len;
-            let mut hits = 0u32;
-            for (i, &b) in search.dist[start..start + run_len].iter().enumerate() {
-                hits |= ((b == d) as u32) << i;
-            }
-            // What the other columns decide.
-            let mut at = [0usize; 6];
-            let mut cells = 0u64;
-            let mut block = combo.block_offset as u32;
-            for c in 0..last {
-                let col = &ranked[c];
-                let i = combo.pattern[c] as usize * col.len + ranks[c] as usize;
-                at[c] = i;
-                cells |= col.mask[i];
-                block += col.sig[i] as u32 * combo.block_weight[c];
-            }
-            search.partial.clear();
-            for step in &search.live {
-                let mut t = u32::MAX;
-                if step.swept & cells == 0 {
-                    let r = step.row as usize;
-                    t = step.offset;
-                    for c in 0..last {
-                        let mut rank = ranks[c];
-                        if step.toggled >> c & 1 == 1 {
-                            rank = ranked[c].toggled[at[c] * n + r];
-                        }
-                        t += rank as u32 * step.weight[c];
-                    }
-                }
-                search.partial.push(t);
-            }
-            while hits != 0 {
-                let i = hits.trailing_zeros() as usize;
-                hits &= hits - 1;
-                let s = start + i;
-                let al = tail_at + i;
-                at[last] = al;
-                let own = tail.mask[al];
-                let block = block + tail.sig[al] as u32 * combo.block_weight[last];
-                expanded(d, block);
-                // Vertical moves stay in the block: none if it is all reached.
-                if search.open[block as usize] > 0 {
-                    for (c, col) in ranked.iter().enumerate().take(n) {
-                        let w = combo.weight[c] as i64;
-                        let moves = col.first[at[c]] as usize..col.first[at[c] + 1] as usize;
-                        for &delta in &col.delta[moves] {
-                            let t = (s as i64 + delta as i64 * w) as usize;
-                            if search.dist[t] == UNREACHED {
-                                search.dist[t] = d + 1;
-                                search.found += 1;
-                                search.unreached[k] -= 1;
-                                search.open[block as usize] -= 1;
-                            }
-                        }
-                    }
-                }
-                for (step, &partial) in search.live.iter().zip(&search.partial) {
-                    if partial == u32::MAX || step.swept & own != 0 {
-                        continue;
-                    }
-                    let mut rank = i as u32;
-                    if step.toggled >> last & 1 == 1 {
-                        rank = tail.toggled[al * n + step.row as usize] as u32;
-                    }
-                    search.targets.push(Target {
-                        layout: partial + rank * step.weight[last],
-                        combo: step.to,
-                    });
-                }
-                if search.targets.len() >= FLUSH {
-                    search.reach(self, magic, d + 1);
-                }
-            }
+            let hits = matches(self.dist, start, run_len, d);
+            self.expand_run(k, combo, start, ranks, hits, d, expanded);
             // The next run with a layout at distance `d`.
             let next = start + run_len;
-            let Some(j) = memchr::memchr(d, &search.dist[next..end]) else {
+            let Some(j) = memchr::memchr(d, &self.dist[next..end]) else {
                 break;
             };
             let to = (next + j - offset) / run_len;
             if to - run <= 2 {
                 for _ in run..to {
-                    // The odometer of the other columns, one run on.
+                    // The other columns' odometer, one run on.
                     let mut c = last;
                     while c > 0 {
                         c -= 1;
@@ -294,64 +278,147 @@ impl Class<'_> {
                     }
                 }
             } else {
-                ranks = decode(to);
+                ranks = decode(to, &self.magic);
             }
             run = to;
         }
     }
 
-    /// One past the last layout of row combination `k`.
-    fn end(&self, k: usize) -> usize {
-        self.combos.get(k + 1).map_or(self.len, |c| c.offset) as usize
+    /// Expands the layouts `hits` (bits of the last column's ranks) of the run at `start` of
+    /// row combination `k`, whose other columns have ranks `ranks`.
+    #[allow(clippy::too_many_arguments)]
+    fn expand_run(
+        &mut self,
+        k: usize,
+        combo: &Combo,
+        start: usize,
+        ranks: [u8; 6],
+        hits: u32,
+        d: u8,
+        expanded: &mut impl FnMut(u8, u32),
+    ) {
+        let class = self.class;
+        let n = class.n;
+        let last = n - 1;
+        let ranked: &[Ranked] = &class.columns.ranked;
+        let tail = &ranked[last];
+        let tail_at = combo.pattern[last] as usize * tail.len;
+        let run_len = combo.radix[last] as usize;
+        // What the other columns decide: their index in the rank tables, their cells, the
+        // block but for the last column's signature.
+        let mut at = [0usize; 6];
+        let mut cells = 0u64;
+        let mut prefix = combo.block_offset as u32;
+        for c in 0..last {
+            let col = &ranked[c];
+            let i = combo.pattern[c] as usize * col.len + ranks[c] as usize;
+            at[c] = i;
+            cells |= col.mask[i];
+            prefix += col.sig[i] as u32 * combo.block_weight[c];
+        }
+        let block = |i: usize| prefix + tail.sig[tail_at + i] as u32 * combo.block_weight[last];
+        let mut bits = hits;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            expanded(d, block(i));
+        }
+        // Vertical moves stay in the block. The other columns': a run onto a run.
+        for c in 0..last {
+            let col = &ranked[c];
+            let w = combo.weight[c] as isize;
+            for &delta in &col.delta[col.first[at[c]] as usize..col.first[at[c] + 1] as usize] {
+                let base = (start as isize + delta as isize * w) as usize;
+                let mut new = hits & matches(self.dist, base, run_len, UNREACHED);
+                while new != 0 {
+                    let i = new.trailing_zeros() as usize;
+                    new &= new - 1;
+                    self.reach(base + i, d + 1, k, || block(i));
+                }
+            }
+        }
+        // The last column's, layout by layout.
+        let mut bits = hits;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let a = tail_at + i;
+            for &delta in &tail.delta[tail.first[a] as usize..tail.first[a + 1] as usize] {
+                let t = (start as isize + i as isize + delta as isize) as usize;
+                self.reach(t, d + 1, k, || block(i));
+            }
+        }
+        // Horizontal moves: the run onto a run of the target row combination.
+        for j in 0..self.live.len() {
+            let step = self.live[j];
+            let mut bits = hits & self.fits[j];
+            if bits == 0 || step.swept & cells != 0 {
+                continue;
+            }
+            let r = step.row as usize;
+            let to = step.to as usize;
+            let mut moved = ranks;
+            let mut base = step.offset;
+            for c in 0..last {
+                if step.toggled >> c & 1 == 1 {
+                    moved[c] = ranked[c].toggled[at[c] * n + r];
+                }
+                base += moved[c] as u32 * step.weight[c];
+            }
+            // The target's block, from its ranks (only for a layout reached).
+            let target_block = |rank: usize| {
+                let next = &class.combos[to];
+                let mut b = next.block_offset as u32;
+                for c in 0..n {
+                    let col = &ranked[c];
+                    let m = if c == last { rank as u8 } else { moved[c] };
+                    b += col.sig[next.pattern[c] as usize * col.len + m as usize] as u32
+                        * next.block_weight[c];
+                }
+                b
+            };
+            let base = base as usize;
+            let toggled = step.toggled >> last & 1 == 1;
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let rank = if toggled {
+                    tail.toggled[(tail_at + i) * n + r] as usize
+                } else {
+                    i
+                };
+                self.reach(base + rank, d + 1, to, || target_block(rank));
+            }
+        }
     }
 }
 
-/// The state of one search, level to level.
-#[derive(Debug)]
-struct Search<'a> {
-    dist: &'a mut [u8],
-    /// Per row combination and per block: its layouts not reached yet.
-    unreached: Vec<u32>,
-    open: Vec<u32>,
-    /// The moves of the row combination being expanded, and for the run being expanded
-    /// their targets but for the last column (`u32::MAX`: a vertical piece is in the way).
-    live: Vec<Step>,
-    partial: Vec<u32>,
-    /// Targets of horizontal moves not looked at yet.
-    targets: Vec<Target>,
-    /// Layouts reached on this level.
-    found: u64,
-}
+#[cfg(test)]
+mod tests {
+    use super::matches;
+    use proptest::prelude::*;
 
-impl Search<'_> {
-    /// Gives distance `d` to every target not reached yet, then forgets them. Apart from the
-    /// search so that the loads of many targets are in flight at once.
-    fn reach(&mut self, class: &Class<'_>, magic: &[u64], d: u8) {
-        let n = class.n;
-        let ranked: &[Ranked] = &class.columns.ranked;
-        for target in &self.targets {
-            let t = target.layout as usize;
-            if self.dist[t] != UNREACHED {
-                continue;
-            }
-            self.dist[t] = d;
-            self.found += 1;
-            let to = target.combo as usize;
-            self.unreached[to] -= 1;
-            // Its block, from its ranks.
-            let next = &class.combos[to];
-            let mut rest = target.layout - next.offset as u32;
-            let mut b = next.block_offset as u32;
-            for c in (0..n).rev() {
-                let radix = next.radix[c] as u32;
-                let q = divide(rest, magic[radix as usize]);
-                let col = &ranked[c];
-                let i = next.pattern[c] as usize * col.len + (rest - q * radix) as usize;
-                b += col.sig[i] as u32 * next.block_weight[c];
-                rest = q;
-            }
-            self.open[b as usize] -= 1;
+    proptest! {
+        #[test]
+        fn matches_marks_every_equal_byte(
+            bytes in proptest::collection::vec(0u8..=3, 0..=40),
+            start in 0usize..40,
+            len in 0usize..=32,
+            value in 0u8..=3,
+        ) {
+            let start = start.min(bytes.len());
+            let len = len.min(bytes.len() - start);
+            let plain = bytes[start..start + len]
+                .iter()
+                .enumerate()
+                .fold(0u32, |m, (i, &b)| m | ((b == value) as u32) << i);
+            prop_assert_eq!(matches(&bytes, start, len, value), plain);
         }
-        self.targets.clear();
+
+        #[test]
+        fn matches_any_byte(bytes in proptest::collection::vec(0u8..=255, 0..=32), value: u8) {
+            let plain = bytes.iter().enumerate().fold(0u32, |m, (i, &b)| m | ((b == value) as u32) << i);
+            prop_assert_eq!(matches(&bytes, 0, bytes.len(), value), plain);
+        }
     }
 }
