@@ -324,6 +324,8 @@ impl Board {
     /// Fewest moves to a goal if it is at most `limit`; `None` if more (or unsolvable).
     /// Breadth-first over the layouts, each one key: the moving pieces' first cells, 6 bits
     /// each (at most 18 pieces move on 36 cells), the red car lowest; a move rewrites one field.
+    /// A layout whose lower bound ([`Board::lower_bound`]) added to its depth passes the limit
+    /// is not kept: no goal within the limit lies beyond it.
     pub fn moves_within(&self, limit: u32) -> Option<u32> {
         if self.is_goal() {
             return Some(0);
@@ -346,6 +348,8 @@ impl Board {
             .iter()
             .enumerate()
             .fold(0u128, |key, (i, p)| key | u128::from(p.cell) << (6 * i));
+        // The exit row's cells.
+        let exit_row = ((1u64 << n) - 1) << (EXIT_ROW * n);
         let mut seen: HashSet<u128, Mix> = HashSet::with_hasher(Mix);
         seen.insert(start);
         let mut level = vec![start];
@@ -382,6 +386,14 @@ impl Board {
                             }
                             if i == 0 && cell == goal {
                                 return Some(d + 1);
+                            }
+                            // Pruned when its lower bound (the red car's move and one for each
+                            // piece ahead of it) passes the limit.
+                            let occ = others | shape[i] << cell;
+                            let red = if i == 0 { cell as usize } else { cells[0] };
+                            let ahead = exit_row & !((2u64 << (red + 1)) - 1);
+                            if d + 2 + (occ & ahead).count_ones() > limit {
+                                continue;
                             }
                             let moved = key & field | (cell as u128) << (6 * i);
                             if seen.insert(moved) {

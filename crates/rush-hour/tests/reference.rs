@@ -1,6 +1,7 @@
 //! The universe's census against a deliberately plain reference: every layout generated cell by
 //! cell, every cluster explored from scratch over a hash map of layouts, every piece of every
-//! puzzle removed and the rest solved again (no classes, no ranking, no shortcut).
+//! puzzle removed and the rest looked up among the distances of all layouts (no classes, no
+//! ranking, no shortcut, no search bounded by a limit).
 
 use std::collections::{HashMap, VecDeque};
 
@@ -98,9 +99,13 @@ fn key(b: &Board) -> u128 {
         | (starts as u128) << 96
 }
 
-fn reference(n: usize, max_walls: usize) -> Census {
+fn reference(n: usize, max_walls: usize) -> (Census, HashMap<u128, u32>) {
     let layouts = all_layouts(n, max_walls);
     let mut cluster_of: HashMap<u128, u32> = HashMap::new();
+    // Every layout's distance to a goal (absent: unsolvable), and each solvable cluster's
+    // puzzle with its moves and size, for the minimality test once all are known.
+    let mut distance: HashMap<u128, u32> = HashMap::new();
+    let mut puzzles: Vec<(Board, u32, u64)> = Vec::new();
     let mut census = Census::default();
     for start in &layouts {
         if cluster_of.contains_key(&key(start)) {
@@ -160,25 +165,32 @@ fn reference(n: usize, max_walls: usize) -> Census {
             .filter(|b| dist[&key(b)] == far)
             .min_by_key(|b| (b.horizontal_mask(), b.vertical_mask()))
             .unwrap();
-        // Minimal: every removal (the red car stays) needs fewer moves.
-        let minimal = (1..puzzle.pieces().len())
-            .all(|i| far > 0 && puzzle.without(i).moves_within(far - 1).is_some());
-        if minimal {
+        puzzles.push((puzzle.clone(), far, members.len() as u64));
+        distance.extend(dist);
+    }
+    // Minimal: every removal (the red car stays) needs fewer moves. The layout without a piece
+    // follows the rules too, so its distance is known (none: unsolvable).
+    for (puzzle, far, size) in puzzles {
+        let minimal = (1..puzzle.pieces().len()).all(|i| {
+            let without = puzzle.without(i);
+            distance.get(&key(&without)).is_some_and(|&d| d < far)
+        });
+        if far > 0 && minimal {
             census.puzzles.push(Puzzle {
                 moves: far,
                 board: puzzle.to_string(),
-                cluster_size: members.len() as u64,
+                cluster_size: size,
             });
         }
     }
     census
         .puzzles
         .sort_by(|a, b| b.moves.cmp(&a.moves).then_with(|| a.board.cmp(&b.board)));
-    census
+    (census, distance)
 }
 
 fn check(n: usize, max_walls: usize) -> Census {
-    let expected = reference(n, max_walls);
+    let (expected, _) = reference(n, max_walls);
     let universe = Universe::new(n, max_walls).unwrap();
     let got = universe.census(0, 1, &|| {}).unwrap();
     let Census { classes, .. } = got;
@@ -213,4 +225,23 @@ fn four_by_four_with_up_to_two_walls_matches_the_plain_reference() {
 fn five_by_five_without_walls_matches_the_plain_reference() {
     let c = check(5, 0);
     assert_eq!(c.layouts, 6_795_364);
+}
+
+#[test]
+fn the_bounded_solver_agrees_with_every_distance() {
+    // Board::moves_within (a search that drops layouts whose lower bound passes the limit)
+    // against the plain distances, on every 4 x 4 layout with up to two walls.
+    let (_, distance) = reference(4, 2);
+    for board in all_layouts(4, 2) {
+        match distance.get(&key(&board)) {
+            Some(&d) => {
+                assert_eq!(board.moves_within(d), Some(d), "{board}");
+                assert_eq!(board.moves_within(d + 3), Some(d), "{board}");
+                if d > 0 {
+                    assert_eq!(board.moves_within(d - 1), None, "{board}");
+                }
+            }
+            None => assert_eq!(board.moves_within(40), None, "{board}"),
+        }
+    }
 }

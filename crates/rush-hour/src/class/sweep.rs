@@ -27,6 +27,8 @@ struct Step {
     toggled: u8,
     /// Cells the piece passes over or newly covers: no vertical piece may be there.
     swept: u64,
+    /// The last column's ranks whose arrangement leaves those cells free (bits).
+    fits: u32,
 }
 
 /// `x / radix` for `x · radix < 2³²`, by a multiplication: `(x · ⌈2³² / radix⌉) >> 32` is
@@ -76,10 +78,12 @@ impl Class<'_> {
     /// `steps[first[k]..first[k + 1]]`.
     fn steps(&self) -> (Vec<u32>, Vec<Step>) {
         let n = self.n;
+        let tail = &self.columns.ranked[n - 1];
         let mut first = Vec::with_capacity(self.combos.len() + 1);
         let mut steps = Vec::new();
         first.push(0);
         for (k, combo) in self.combos.iter().enumerate() {
+            let tail_at = combo.pattern[n - 1] as usize * tail.len;
             for r in 0..n {
                 let set = &self.rows[r];
                 let from = k / self.row_weight[r] as usize % set.len();
@@ -100,6 +104,9 @@ impl Class<'_> {
                         row: r as u8,
                         toggled: old ^ new,
                         swept: slide.swept,
+                        fits: (0..combo.radix[n - 1] as usize)
+                            .filter(|&i| tail.mask[tail_at + i] & slide.swept == 0)
+                            .fold(0u32, |m, i| m | 1 << i),
                     });
                 }
             }
@@ -135,7 +142,6 @@ impl Class<'_> {
                 .collect(),
             open: Vec::with_capacity(self.blocks as usize),
             live: Vec::new(),
-            fits: Vec::new(),
             found: 0,
         };
         self.for_each_block(|size, goal| search.open.push(if goal { 0 } else { size as u32 }));
@@ -188,10 +194,8 @@ struct Search<'a, 'c> {
     /// Per row combination and per block: its layouts not reached yet.
     unreached: Vec<u32>,
     open: Vec<u32>,
-    /// The moves of the row combination being expanded that lead to one with layouts left,
-    /// and for each the last column's ranks whose arrangement leaves its swept cells free.
+    /// The moves of the row combination being expanded that lead to one with layouts left.
     live: Vec<Step>,
-    fits: Vec<u32>,
     /// Layouts reached on this level.
     found: u64,
 }
@@ -221,25 +225,17 @@ impl Search<'_, '_> {
         let class = self.class;
         let n = class.n;
         let last = n - 1;
-        let ranked: &[Ranked] = &class.columns.ranked;
         let combo = &class.combos[k];
         let offset = combo.offset as usize;
         let end = class.end(k);
         let run_len = combo.radix[last] as usize;
-        let tail = &ranked[last];
-        let tail_at = combo.pattern[last] as usize * tail.len;
         // The moves to a row combination with layouts left (none is gained during a level).
         self.live.clear();
-        self.fits.clear();
-        for step in steps {
-            if self.unreached[step.to as usize] > 0 {
-                self.live.push(*step);
-                let fits = (0..run_len)
-                    .filter(|&i| tail.mask[tail_at + i] & step.swept == 0)
-                    .fold(0u32, |m, i| m | 1 << i);
-                self.fits.push(fits);
-            }
-        }
+        self.live.extend(
+            steps
+                .iter()
+                .filter(|step| self.unreached[step.to as usize] > 0),
+        );
         // The other columns' ranks along run `run`.
         let decode = |run: usize, magic: &[u64]| {
             let mut ranks = [0u8; 6];
@@ -351,7 +347,7 @@ impl Search<'_, '_> {
         // Horizontal moves: the run onto a run of the target row combination.
         for j in 0..self.live.len() {
             let step = self.live[j];
-            let mut bits = hits & self.fits[j];
+            let mut bits = hits & step.fits;
             if bits == 0 || step.swept & cells != 0 {
                 continue;
             }
