@@ -621,6 +621,11 @@ impl<'a> Class<'a> {
         self.combos[k].offset as usize..end
     }
 
+    /// Cells of the horizontal pieces of row combination `k`'s layouts.
+    pub fn combo_horizontal_mask(&self, k: usize) -> u64 {
+        self.combos[k].cover & !self.walls
+    }
+
     /// The blocks of row combination `k`.
     pub fn combo_blocks(&self, k: usize) -> std::ops::Range<usize> {
         let start = self.combos[k].block_offset as usize;
@@ -712,7 +717,13 @@ impl<'a> Class<'a> {
                     values.clear();
                     ranges.clear();
                     let mut at = [0usize; 6];
-                    let columns: Vec<usize> = (0..n).filter(|&c| crossed >> c & 1 == 1).collect();
+                    let mut columns = [0usize; 6];
+                    let mut count = 0;
+                    for c in (0..n).filter(|&c| crossed >> c & 1 == 1) {
+                        columns[count] = c;
+                        count += 1;
+                    }
+                    let columns = &columns[..count];
                     for (x, &c) in columns.iter().enumerate() {
                         at[x] = ranges.len();
                         let w = next.block_weight[c];
@@ -739,26 +750,38 @@ impl<'a> Class<'a> {
                     let mut src = combo.block_offset as u32;
                     let end = src + (0..n).map(|c| radix[c] as u32).product::<u32>();
                     while src < end {
-                        targets.clear();
-                        targets.push(base);
+                        // Most often one outcome a column: one target.
+                        let mut one = base;
+                        let mut fits = true;
+                        let mut several = false;
                         for (x, &c) in columns.iter().enumerate() {
                             let (lo, hi) = ranges[at[x] + sig[c] as usize];
-                            let options = &values[lo as usize..hi as usize];
-                            if options.is_empty() {
-                                targets.clear();
-                                break;
-                            }
-                            let m = targets.len();
-                            for i in 0..m {
-                                let t = targets[i];
-                                targets[i] = t + options[0];
-                                for &o in &options[1..] {
-                                    targets.push(t + o);
-                                }
+                            fits &= lo < hi;
+                            several |= hi > lo + 1;
+                            if fits {
+                                one += values[lo as usize];
                             }
                         }
-                        for &t in targets.iter() {
-                            f(src, t);
+                        if fits && !several {
+                            f(src, one);
+                        } else if fits {
+                            targets.clear();
+                            targets.push(base);
+                            for (x, &c) in columns.iter().enumerate() {
+                                let (lo, hi) = ranges[at[x] + sig[c] as usize];
+                                let options = &values[lo as usize..hi as usize];
+                                let m = targets.len();
+                                for i in 0..m {
+                                    let t = targets[i];
+                                    targets[i] = t + options[0];
+                                    for &o in &options[1..] {
+                                        targets.push(t + o);
+                                    }
+                                }
+                            }
+                            for &t in targets.iter() {
+                                f(src, t);
+                            }
                         }
                         src += 1;
                         let mut c = n;

@@ -555,23 +555,44 @@ fn census_class(
     }
     // Each solvable cluster's puzzle: its farthest layout, the smallest by horizontal then
     // vertical cells (then by rank, for layouts the two masks do not tell apart). Only the
-    // blocks whose largest distance is their cluster's hold one.
+    // blocks whose largest distance is their cluster's hold one, and a block's layouts share
+    // their horizontal cells: first the smallest of those, then the layouts of the blocks
+    // that have it.
     let flip = |m: u64| class.rows_reversed(m);
-    for b in 0..blocks {
-        let c = &mut clusters[cluster[b] as usize];
-        if farthest[b] == UNREACHED || farthest[b] != c.moves {
-            continue;
+    let candidate = |b: usize, c: &Cluster| farthest[b] != UNREACHED && farthest[b] == c.moves;
+    for k in 0..class.combos() {
+        let horizontal = class.combo_horizontal_mask(k);
+        for b in class.combo_blocks(k) {
+            let c = &mut clusters[cluster[b] as usize];
+            if candidate(b, c) {
+                c.farthest.0 = c.farthest.0.min(horizontal);
+                if mirror_too {
+                    c.mirrored.0 = c.mirrored.0.min(flip(horizontal));
+                }
+            }
         }
-        class.for_each_layout_in_block(b as u32, |s, horizontal, vertical| {
-            if dist[s as usize] != c.moves {
-                return;
+    }
+    for k in 0..class.combos() {
+        let horizontal = class.combo_horizontal_mask(k);
+        for b in class.combo_blocks(k) {
+            let c = &mut clusters[cluster[b] as usize];
+            let plain = c.farthest.0 == horizontal;
+            let upside_down = mirror_too && c.mirrored.0 == flip(horizontal);
+            if !candidate(b, c) || !(plain || upside_down) {
+                continue;
             }
-            let key = (horizontal, vertical, s);
-            c.farthest = c.farthest.min(key);
-            if mirror_too {
-                c.mirrored = c.mirrored.min((flip(key.0), flip(key.1), s));
-            }
-        });
+            class.for_each_layout_in_block(b as u32, |s, _, vertical| {
+                if dist[s as usize] != c.moves {
+                    return;
+                }
+                if plain {
+                    c.farthest = c.farthest.min((horizontal, vertical, s));
+                }
+                if upside_down {
+                    c.mirrored = c.mirrored.min((flip(horizontal), flip(vertical), s));
+                }
+            });
+        }
     }
     let distance = |t: u32| dist[t as usize];
     for c in clusters.iter().filter(|c| c.solvable) {
