@@ -610,6 +610,11 @@ impl<'a> Class<'a> {
         self.blocks
     }
 
+    /// The walls' cells.
+    pub fn walls(&self) -> u64 {
+        self.walls
+    }
+
     /// Number of row combinations.
     pub fn combos(&self) -> usize {
         self.combos.len()

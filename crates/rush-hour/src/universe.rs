@@ -637,10 +637,10 @@ fn minimal(
     dist: &dyn Fn(u32) -> u8,
 ) -> Option<Board> {
     let mut pieces = class.pieces(&state);
-    if moves == 0 {
-        // A goal is minimal when nothing but the red car is on the board.
-        let (board, _) = class.board(&state);
-        return (board.pieces().len() == 1).then_some(board);
+    if moves <= 1 {
+        // No removal moves the red car, so none makes it need fewer than one move: a goal
+        // or a layout one move from it is minimal when nothing but the red car is on it.
+        return (pieces == 0 && class.walls() == 0).then(|| class.board(&state).0);
     }
     // Without a vertical piece the layout is in this class, whose distances are known.
     let mut vertical = pieces;
