@@ -1,9 +1,10 @@
 //! The benchmark is the command: `huarong run` of the README's pipelines as a user runs them,
 //! next to a plain single-threaded breadth-first search of the same space in the same run.
 //!
-//! `cargo bench --workspace --bench commands -- [main|eleven|universe|fifteen ...] [--runs N]`
-//! (the first three by default, 5 runs each; `fifteen`: the fifteen puzzle's pattern databases
-//! and Korf's 100 instances, see [`fifteen`]). For each pipeline, the release binary runs
+//! `cargo bench --workspace --bench commands -- [main|eleven|universe|rush-hour|rush-hour-6|fifteen
+//! ...] [--runs N]` (the first four by default, 5 runs each; `rush-hour-6`: also the 6 × 6 Rush
+//! Hour universe, see [`rush_hour`]; `fifteen`: the fifteen puzzle's pattern databases and
+//! Korf's 100 instances, see [`fifteen`]). For each pipeline, the release binary runs
 //! `huarong run PIPELINE -o DIR -q`:
 //!
 //! * **fresh**: `DIR` removed and `sync` before each run (untimed): a first run;
@@ -267,6 +268,67 @@ fn universe(runs: usize, scratch: &Path) {
     );
 }
 
+/// Rush Hour's universe: `huarong run pipelines/rush-hour-5.toml` (5 × 5, ≤ 2 walls) fresh and
+/// with `--force`; then, as the baseline, the plain reference census (`rush_hour::reference`:
+/// every cluster explored from scratch over a hash map) of the 5 × 5 board without walls next
+/// to the universe's census of the same board, in this process, asserted equal. With `six`,
+/// also one fresh `huarong run` of the 6 × 6 board without walls (about a quarter of an hour).
+fn rush_hour(runs: usize, scratch: &Path, six: bool) {
+    println!(
+        "Rush Hour universe, 5 x 5 with up to two walls: huarong run pipelines/rush-hour-5.toml"
+    );
+    measure(
+        "pipelines/rush-hour-5.toml",
+        &scratch.join("rush-hour-5"),
+        runs,
+    );
+    let start = Instant::now();
+    let (plain, _) = rush_hour::reference::census(5, 0);
+    let plain_secs = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let universe = rush_hour::Universe::new(5, 0).unwrap();
+    let census = universe.census(0, 1, &|| {}).unwrap();
+    let secs = start.elapsed().as_secs_f64();
+    assert_eq!(
+        (census.layouts, census.clusters, &census.puzzles),
+        (plain.layouts, plain.clusters, &plain.puzzles),
+        "the universe's census is the plain reference's"
+    );
+    println!(
+        "  baseline, 5 x 5 without walls ({} layouts): plain reference {plain_secs:.2} s,          the universe's census {secs:.3} s ({:.4} of the baseline)",
+        census.layouts,
+        secs / plain_secs
+    );
+    if six {
+        let out = scratch.join("rush-hour-6");
+        let file = scratch.join("rush-hour-6.toml");
+        std::fs::write(
+            &file,
+            format!(
+                "name = "rush-hour-6"
+output = "{}"
+[rush-hour]
+size = 6
+max_walls = 0
+",
+                out.display()
+            ),
+        )
+        .unwrap();
+        let _ = std::fs::remove_dir_all(&out);
+        sync();
+        let m = run_command(file.to_str().unwrap(), &out, false);
+        println!(
+            "Rush Hour universe, 6 x 6 without walls: one fresh run {:.1} s ({:.1} min)  \
+             peak RSS {:.2} GB  written {:.2} MB",
+            m.seconds,
+            m.seconds / 60.0,
+            m.peak_rss as f64 / 1e9,
+            m.bytes as f64 / 1e6
+        );
+    }
+}
+
 /// Korf's 100 fifteen-puzzle instances and their published optima (puzzles/korf-100.txt).
 fn korf_optima() -> Vec<u64> {
     std::fs::read_to_string(root().join("puzzles/korf-100.txt"))
@@ -363,10 +425,22 @@ fn main() {
     let picked: Vec<&str> = args
         .iter()
         .map(String::as_str)
-        .filter(|a| ["main", "eleven", "universe", "fifteen"].contains(a))
+        .filter(|a| {
+            [
+                "main",
+                "eleven",
+                "universe",
+                "rush-hour",
+                "rush-hour-6",
+                "fifteen",
+            ]
+            .contains(a)
+        })
         .collect();
-    // The fifteen puzzle's databases (about 15 minutes) only when asked for.
-    let wants = |name: &str| (picked.is_empty() && name != "fifteen") || picked.contains(&name);
+    // The fifteen puzzle's databases and the 6 x 6 Rush Hour universe (about 15 minutes each)
+    // only when asked for.
+    let long = ["fifteen", "rush-hour-6"];
+    let wants = |name: &str| (picked.is_empty() && !long.contains(&name)) || picked.contains(&name);
     let scratch = tempfile::tempdir().unwrap();
     if wants("main") {
         main_job(runs, scratch.path());
@@ -376,6 +450,9 @@ fn main() {
     }
     if wants("universe") {
         universe(runs, scratch.path());
+    }
+    if wants("rush-hour") || wants("rush-hour-6") {
+        rush_hour(runs, scratch.path(), wants("rush-hour-6"));
     }
     if wants("fifteen") {
         fifteen(runs, scratch.path());

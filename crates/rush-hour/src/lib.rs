@@ -15,10 +15,12 @@
 //! - [`universe`]: every class searched in memory — clusters, distances, puzzles, the
 //!   database ([`Census`]).
 //! - [`driver`]: the `[rush-hour]` pipeline section and its universe.
+//! - [`reference`]: a deliberately plain census to check the universe's against.
 
 pub mod board;
 pub mod class;
 pub mod driver;
+pub mod reference;
 pub mod universe;
 
 pub use board::{Board, BoardError};

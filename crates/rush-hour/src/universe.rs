@@ -354,27 +354,30 @@ impl Universe {
                 None => Some((u, false)),
             })
             .collect();
-        let largest = match max_states {
-            u64::MAX => 0,
-            _ => mine
-                .par_iter()
-                .map(|(u, _)| self.class(u).len())
-                .max()
-                .unwrap_or(0),
-        };
+        // Every class to search measured (its size needs only its row combinations): one over
+        // the bound is refused before any search starts, and the largest are searched first,
+        // each by the first thread free, so that no large class is left to one thread at the
+        // end while the other idles.
+        let sizes: Vec<u64> = mine.par_iter().map(|(u, _)| self.class(u).len()).collect();
+        let largest = sizes.iter().copied().max().unwrap_or(0);
         if largest > max_states {
             return Err(UniverseError::TooLarge {
                 layouts: largest,
                 bound: max_states,
             });
         }
+        let mut order: Vec<usize> = (0..mine.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
         // The skipped mirror images are done.
         let all = (0..self.units.len())
             .filter(|k| k % parts.max(1) == part)
             .count();
         (mine.len()..all).for_each(|_| progress());
-        mine.par_iter()
-            .map_init(Scratch::default, |scratch, &(unit, twice)| {
+        order
+            .into_iter()
+            .par_bridge()
+            .map_init(Scratch::default, |scratch, i| {
+                let (unit, twice) = mine[i];
                 let mut census = Census::default();
                 let class = self.class(unit);
                 if !class.is_empty() {

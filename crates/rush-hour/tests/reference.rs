@@ -1,196 +1,13 @@
-//! The universe's census against a deliberately plain reference: every layout generated cell by
-//! cell, every cluster explored from scratch over a hash map of layouts, every piece of every
-//! puzzle removed and the rest looked up among the distances of all layouts (no classes, no
-//! ranking, no shortcut, no search bounded by a limit).
+//! The universe's census against the deliberately plain reference ([`rush_hour::reference`]):
+//! every layout generated cell by cell, every cluster explored from scratch over a hash map of
+//! layouts, every piece of every puzzle removed and the rest looked up among the distances of
+//! all layouts (no classes, no ranking, no shortcut, no search bounded by a limit).
 
-use std::collections::{HashMap, VecDeque};
-
-use rush_hour::board::{EXIT_ROW, Kind, Piece};
-use rush_hour::{Board, Census, Puzzle, Universe};
-
-/// Every layout of the rules, generated cell by cell in reading order.
-fn all_layouts(n: usize, max_walls: usize) -> Vec<Board> {
-    #[allow(clippy::too_many_arguments)]
-    fn rec(
-        n: usize,
-        cell: usize,
-        used: u64,
-        walls: usize,
-        max_walls: usize,
-        pieces: &mut Vec<Piece>,
-        out: &mut Vec<Board>,
-    ) {
-        if cell == n * n {
-            let reds: Vec<usize> = (0..pieces.len())
-                .filter(|&i| {
-                    let p = pieces[i];
-                    p.kind == Kind::Horizontal && p.cell as usize / n == EXIT_ROW
-                })
-                .collect();
-            if reds.len() != 1 || pieces[reds[0]].len != 2 {
-                return;
-            }
-            let mut list = vec![pieces[reds[0]]];
-            list.extend(
-                pieces
-                    .iter()
-                    .enumerate()
-                    .filter(|&(i, _)| i != reds[0])
-                    .map(|(_, p)| *p),
-            );
-            if let Ok(board) = Board::new(n, list) {
-                out.push(board);
-            }
-            return;
-        }
-        if used >> cell & 1 == 1 {
-            return rec(n, cell + 1, used, walls, max_walls, pieces, out);
-        }
-        rec(n, cell + 1, used, walls, max_walls, pieces, out);
-        let mut options = Vec::new();
-        if walls < max_walls {
-            options.push(Piece {
-                kind: Kind::Wall,
-                cell: cell as u8,
-                len: 1,
-            });
-        }
-        for len in 2..=3u8 {
-            options.push(Piece {
-                kind: Kind::Horizontal,
-                cell: cell as u8,
-                len,
-            });
-            options.push(Piece {
-                kind: Kind::Vertical,
-                cell: cell as u8,
-                len,
-            });
-        }
-        for p in options {
-            let (r, c) = (cell / n, cell % n);
-            let fits = match p.kind {
-                Kind::Horizontal => c + p.len as usize <= n,
-                Kind::Vertical => r + p.len as usize <= n,
-                Kind::Wall => true,
-            };
-            if !fits || p.mask(n) & used != 0 {
-                continue;
-            }
-            pieces.push(p);
-            let w = walls + (p.kind == Kind::Wall) as usize;
-            rec(n, cell + 1, used | p.mask(n), w, max_walls, pieces, out);
-            pieces.pop();
-        }
-    }
-    let mut out = Vec::new();
-    rec(n, 0, 0, 0, max_walls, &mut Vec::new(), &mut out);
-    out
-}
-
-/// A key naming one layout among all (boards up to 5 × 5: four 32-bit masks).
-fn key(b: &Board) -> u128 {
-    let n = b.n();
-    let starts = b.pieces().iter().fold(0u64, |m, p| m | 1 << p.cell);
-    assert!(n * n <= 32);
-    b.horizontal_mask() as u128
-        | (b.vertical_mask() as u128) << 32
-        | (b.wall_mask() as u128) << 64
-        | (starts as u128) << 96
-}
-
-fn reference(n: usize, max_walls: usize) -> (Census, HashMap<u128, u32>) {
-    let layouts = all_layouts(n, max_walls);
-    let mut cluster_of: HashMap<u128, u32> = HashMap::new();
-    // Every layout's distance to a goal (absent: unsolvable), and each solvable cluster's
-    // puzzle with its moves and size, for the minimality test once all are known.
-    let mut distance: HashMap<u128, u32> = HashMap::new();
-    let mut puzzles: Vec<(Board, u32, u64)> = Vec::new();
-    let mut census = Census::default();
-    for start in &layouts {
-        if cluster_of.contains_key(&key(start)) {
-            continue;
-        }
-        let id = census.clusters as u32;
-        census.clusters += 1;
-        // The cluster, from scratch.
-        let mut members = vec![start.clone()];
-        cluster_of.insert(key(start), id);
-        let mut head = 0;
-        while head < members.len() {
-            let b = members[head].clone();
-            head += 1;
-            for (_, next) in b.moves() {
-                if let std::collections::hash_map::Entry::Vacant(e) = cluster_of.entry(key(&next)) {
-                    e.insert(id);
-                    members.push(next);
-                }
-            }
-        }
-        census.layouts += members.len() as u64;
-        // Distances from its goals.
-        let mut dist: HashMap<u128, u32> = HashMap::new();
-        let mut queue: VecDeque<Board> = VecDeque::new();
-        for b in members.iter().filter(|b| b.is_goal()) {
-            dist.insert(key(b), 0);
-            queue.push_back(b.clone());
-        }
-        if queue.is_empty() {
-            continue;
-        }
-        census.solvable_clusters += 1;
-        while let Some(b) = queue.pop_front() {
-            let d = dist[&key(&b)];
-            for (_, next) in b.moves() {
-                dist.entry(key(&next)).or_insert_with(|| {
-                    queue.push_back(next.clone());
-                    d + 1
-                });
-            }
-        }
-        let far = *dist.values().max().unwrap();
-        for b in &members {
-            let d = dist[&key(b)] as usize;
-            if census.layouts_by_distance.len() <= d {
-                census.layouts_by_distance.resize(d + 1, 0);
-            }
-            census.layouts_by_distance[d] += 1;
-        }
-        if census.clusters_by_moves.len() <= far as usize {
-            census.clusters_by_moves.resize(far as usize + 1, 0);
-        }
-        census.clusters_by_moves[far as usize] += 1;
-        let puzzle = members
-            .iter()
-            .filter(|b| dist[&key(b)] == far)
-            .min_by_key(|b| (b.horizontal_mask(), b.vertical_mask()))
-            .unwrap();
-        puzzles.push((puzzle.clone(), far, members.len() as u64));
-        distance.extend(dist);
-    }
-    // Minimal: every removal (the red car stays) needs fewer moves. The layout without a piece
-    // follows the rules too, so its distance is known (none: unsolvable).
-    for (puzzle, far, size) in puzzles {
-        let minimal = (1..puzzle.pieces().len()).all(|i| {
-            let without = puzzle.without(i);
-            distance.get(&key(&without)).is_some_and(|&d| d < far)
-        });
-        if far > 0 && minimal {
-            census.puzzles.push(Puzzle {
-                moves: far,
-                board: puzzle.to_string(),
-                cluster_size: size,
-            });
-        }
-    }
-    census
-        .puzzles
-        .sort_by(|a, b| b.moves.cmp(&a.moves).then_with(|| a.board.cmp(&b.board)));
-    (census, distance)
-}
+use rush_hour::reference::{self, all_layouts, key};
+use rush_hour::{Census, Universe};
 
 fn check(n: usize, max_walls: usize) -> Census {
-    let (expected, _) = reference(n, max_walls);
+    let (expected, _) = reference::census(n, max_walls);
     let universe = Universe::new(n, max_walls).unwrap();
     let got = universe.census(0, 1, &|| {}).unwrap();
     let Census { classes, .. } = got;
@@ -231,7 +48,7 @@ fn five_by_five_without_walls_matches_the_plain_reference() {
 fn the_bounded_solver_agrees_with_every_distance() {
     // Board::moves_within (a search that drops layouts whose lower bound passes the limit)
     // against the plain distances, on every 4 x 4 layout with up to two walls.
-    let (_, distance) = reference(4, 2);
+    let (_, distance) = reference::census(4, 2);
     for board in all_layouts(4, 2) {
         match distance.get(&key(&board)) {
             Some(&d) => {

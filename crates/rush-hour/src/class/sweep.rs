@@ -319,8 +319,10 @@ impl Search<'_, '_> {
             bits &= bits - 1;
             expanded(d, block(i));
         }
-        // Vertical moves stay in the block. The other columns': a run onto a run.
-        for c in 0..last {
+        // Vertical moves stay in the row combination (in the block): none once it is all
+        // reached. The other columns': a run onto a run.
+        let vertical = if self.unreached[k] > 0 { last } else { 0 };
+        for c in 0..vertical {
             let col = &ranked[c];
             let w = combo.weight[c] as isize;
             for &delta in &col.delta[col.first[at[c]] as usize..col.first[at[c] + 1] as usize] {
@@ -334,7 +336,7 @@ impl Search<'_, '_> {
             }
         }
         // The last column's, layout by layout.
-        let mut bits = hits;
+        let mut bits = if self.unreached[k] > 0 { hits } else { 0 };
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;
             bits &= bits - 1;
