@@ -295,7 +295,8 @@ fn rush_hour(runs: usize, scratch: &Path, six: bool) {
         "the universe's census is the plain reference's"
     );
     println!(
-        "  baseline, 5 x 5 without walls ({} layouts): plain reference {plain_secs:.2} s,          the universe's census {secs:.3} s ({:.4} of the baseline)",
+        "  baseline, 5 x 5 without walls ({} layouts): plain reference {plain_secs:.2} s, \
+         the universe's census {secs:.3} s ({:.4} of the baseline)",
         census.layouts,
         secs / plain_secs
     );
@@ -305,12 +306,7 @@ fn rush_hour(runs: usize, scratch: &Path, six: bool) {
         std::fs::write(
             &file,
             format!(
-                "name = "rush-hour-6"
-output = "{}"
-[rush-hour]
-size = 6
-max_walls = 0
-",
+                "name = \"rush-hour-6\"\noutput = \"{}\"\n[rush-hour]\nsize = 6\nmax_walls = 0\n",
                 out.display()
             ),
         )

@@ -881,34 +881,6 @@ impl<'a> Class<'a> {
         state
     }
 
-    /// Every goal layout (the red car on the exit cells), in rank order.
-    pub fn goals(&self) -> impl Iterator<Item = u32> + '_ {
-        let exit = &self.rows[EXIT_ROW];
-        let weight = self.row_weight[EXIT_ROW] as usize;
-        let goal = exit
-            .arrangements
-            .iter()
-            .position(|a| a.starts[a.pieces as usize - 1] as usize == self.n - 2);
-        let ends = self
-            .combos
-            .iter()
-            .map(|c| c.offset)
-            .skip(1)
-            .chain([self.len]);
-        self.combos
-            .iter()
-            .zip(ends)
-            .enumerate()
-            .filter(move |(k, _)| Some(k / weight % exit.len()) == goal)
-            .flat_map(|(_, (c, end))| c.offset as u32..end as u32)
-    }
-
-    /// Whether the red car of `state` is on the exit cells.
-    pub fn is_goal(&self, state: &State) -> bool {
-        let red = &self.rows[EXIT_ROW].arrangements[state.rows[EXIT_ROW] as usize];
-        red.starts[red.pieces as usize - 1] as usize == self.n - 2
-    }
-
     /// Cells of the vertical pieces.
     pub fn vertical_mask(&self, state: &State) -> u64 {
         state.vertical

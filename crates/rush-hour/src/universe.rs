@@ -692,3 +692,96 @@ fn minimal(
         .all(|b| b.lower_bound() < moves && b.moves_within(moves - 1).is_some())
         .then_some(board)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `every`-th class of the `n × n` universe with at most `walls` walls.
+    fn sample(n: usize, walls: usize, every: usize) -> (Universe, Vec<usize>) {
+        let u = Universe::new(n, walls).unwrap();
+        let units = (0..u.units()).step_by(every).collect();
+        (u, units)
+    }
+
+    #[test]
+    fn blocks_are_what_vertical_moves_connect_and_horizontal_moves_join() {
+        for (n, walls, every) in [(4, 2, 5), (5, 1, 61)] {
+            let (u, units) = sample(n, walls, every);
+            for k in units {
+                let class = u.class(&u.units[k]);
+                let (len, blocks) = (class.len() as usize, class.blocks() as usize);
+                // The layouts vertical moves connect, by a union-find over layouts.
+                let mut vertical: Vec<u32> = (0..len as u32).collect();
+                let mut joined: Vec<u32> = (0..blocks as u32).collect();
+                class.for_each_block_move(|a, b| {
+                    let (a, b) = (root(&mut joined, a), root(&mut joined, b));
+                    joined[a.max(b) as usize] = a.min(b);
+                });
+                let mut sizes = vec![0u64; blocks];
+                for s in 0..len as u32 {
+                    let state = class.decode(s);
+                    let b = class.block(&state);
+                    sizes[b as usize] += 1;
+                    class.for_each_neighbor(&state, s, |t, next, piece| {
+                        let c = class.block(next);
+                        if piece >= 32 {
+                            // A vertical move stays in its block.
+                            assert_eq!(c, b, "class {k}, layout {s}");
+                            let (x, y) = (root(&mut vertical, s), root(&mut vertical, t));
+                            vertical[x.max(y) as usize] = x.min(y);
+                        } else {
+                            // A horizontal move joins blocks the block moves join.
+                            assert_eq!(root(&mut joined, b), root(&mut joined, c), "class {k}");
+                        }
+                    });
+                }
+                let mut expected = Vec::new();
+                class.for_each_block(|size, _| expected.push(size));
+                assert_eq!(sizes, expected, "class {k}: each block's layouts");
+                // Each block is one set of layouts connected by vertical moves.
+                let sets = (0..len as u32)
+                    .filter(|&s| root(&mut vertical, s) == s)
+                    .count();
+                assert_eq!(sets, blocks, "class {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_search_gives_every_layout_its_distance() {
+        for (n, walls, every) in [(4, 2, 3), (5, 0, 7), (6, 0, 997)] {
+            let (u, units) = sample(n, walls, every);
+            for k in units {
+                let class = u.class(&u.units[k]);
+                let len = class.len() as usize;
+                let mut dist = Vec::new();
+                let mut expanded = 0u64;
+                let levels = class
+                    .goal_distances(&mut dist, |_, _| expanded += 1)
+                    .unwrap();
+                // A plain breadth-first search from the goals over the class's moves.
+                let mut plain = vec![UNREACHED; len];
+                let mut queue = std::collections::VecDeque::new();
+                for g in class.goal_combos() {
+                    for s in class.combo_layouts(g as usize) {
+                        plain[s] = 0;
+                        queue.push_back(s as u32);
+                    }
+                }
+                while let Some(s) = queue.pop_front() {
+                    let d = plain[s as usize];
+                    class.for_each_neighbor(&class.decode(s), s, |t, _, _| {
+                        if plain[t as usize] == UNREACHED {
+                            plain[t as usize] = d + 1;
+                            queue.push_back(t);
+                        }
+                    });
+                }
+                assert_eq!(dist, plain, "class {k}");
+                let reached = plain.iter().filter(|&&d| d != UNREACHED).count() as u64;
+                assert_eq!((levels.iter().sum::<u64>(), expanded), (reached, reached));
+            }
+        }
+    }
+}
