@@ -60,7 +60,7 @@ for file in pipelines/*.toml; do
   pipelines+=("$p")
   "$huarong" run "$file" --quiet --output "$scratch/$p" > /dev/null
 done
-# The Rush Hour notebook reads the 5 x 5 universe with up to two walls (about 25 s).
+# The Rush Hour notebook reads the 5 x 5 universe with up to two walls (5-10 s).
 "$huarong" run pipelines/rush-hour-5.toml --quiet --output "$scratch/rush-hour-5" > /dev/null
 # The universe notebook gets a twelve-set slice (the full universe is 4.8 GB of artifacts).
 "$huarong" run tests/pipelines/klotski-universe-mini.toml --quiet \
