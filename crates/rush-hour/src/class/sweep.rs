@@ -116,13 +116,14 @@ impl Class<'_> {
     }
 
     /// The distances to the goals: `dist` gets one byte per layout, [`UNREACHED`] for the
-    /// layouts of clusters without a goal; `expanded(d, block)` is called for every layout at
-    /// distance `d` (levels in increasing order) with its block. Returns the number of layouts
-    /// at each distance; `None` if some layout is 255 or more moves from its goals.
+    /// layouts of clusters without a goal, and `farthest` one per block, its layouts' largest
+    /// (the level that reached its last layout; [`UNREACHED`] for a block no goal reaches).
+    /// Returns the number of layouts at each distance; `None` if some layout is 255 or more
+    /// moves from its goals.
     pub(crate) fn goal_distances(
         &self,
         dist: &mut Vec<u8>,
-        mut expanded: impl FnMut(u8, u32),
+        farthest: &mut Vec<u8>,
     ) -> Option<Vec<u64>> {
         assert!((1..=6).contains(&self.n), "at most 6 columns");
         let len = self.len as usize;
@@ -130,6 +131,8 @@ impl Class<'_> {
         dist.clear();
         dist.resize(len, UNREACHED);
         let mut levels = vec![0u64];
+        farthest.clear();
+        farthest.reserve(self.blocks as usize);
         let mut search = Search {
             class: self,
             dist,
@@ -141,10 +144,15 @@ impl Class<'_> {
                 .map(|k| (self.end(k) - self.combos[k].offset as usize) as u32)
                 .collect(),
             open: Vec::with_capacity(self.blocks as usize),
+            farthest,
             live: Vec::new(),
             found: 0,
         };
-        self.for_each_block(|size, goal| search.open.push(if goal { 0 } else { size as u32 }));
+        // A goal's block is all goals (both lie in one row combination).
+        self.for_each_block(|size, goal| {
+            search.open.push(if goal { 0 } else { size as u32 });
+            search.farthest.push(if goal { 0 } else { UNREACHED });
+        });
         for k in self.goal_combos() {
             let (start, end) = (
                 self.combos[k as usize].offset as usize,
@@ -169,7 +177,7 @@ impl Class<'_> {
                     k += 1;
                 }
                 let moves = &steps[first[k] as usize..first[k + 1] as usize];
-                search.expand_combo(k, s, d, moves, &mut expanded);
+                search.expand_combo(k, s, d, moves);
                 pos = self.end(k);
             }
             levels.push(search.found);
@@ -194,6 +202,8 @@ struct Search<'a, 'c> {
     /// Per row combination and per block: its layouts not reached yet.
     unreached: Vec<u32>,
     open: Vec<u32>,
+    /// Per block: the distance of its last layout reached.
+    farthest: &'a mut Vec<u8>,
     /// The moves of the row combination being expanded that lead to one with layouts left.
     live: Vec<Step>,
     /// Layouts reached on this level.
@@ -208,20 +218,17 @@ impl Search<'_, '_> {
             self.dist[t] = d;
             self.found += 1;
             self.unreached[combo] -= 1;
-            self.open[block() as usize] -= 1;
+            let b = block() as usize;
+            self.open[b] -= 1;
+            if self.open[b] == 0 {
+                self.farthest[b] = d;
+            }
         }
     }
 
     /// Expands every layout at distance `d` of row combination `k`, from layout `first` (the
     /// first of them) on, a run at a time.
-    fn expand_combo(
-        &mut self,
-        k: usize,
-        first: usize,
-        d: u8,
-        steps: &[Step],
-        expanded: &mut impl FnMut(u8, u32),
-    ) {
+    fn expand_combo(&mut self, k: usize, first: usize, d: u8, steps: &[Step]) {
         let class = self.class;
         let n = class.n;
         let last = n - 1;
@@ -253,7 +260,7 @@ impl Search<'_, '_> {
         loop {
             let start = offset + run * run_len;
             let hits = matches(self.dist, start, run_len, d);
-            self.expand_run(k, combo, start, ranks, hits, d, expanded);
+            self.expand_run(k, combo, start, ranks, hits, d);
             // The next run with a layout at distance `d`.
             let next = start + run_len;
             let Some(j) = memchr::memchr(d, &self.dist[next..end]) else {
@@ -282,7 +289,6 @@ impl Search<'_, '_> {
 
     /// Expands the layouts `hits` (bits of the last column's ranks) of the run at `start` of
     /// row combination `k`, whose other columns have ranks `ranks`.
-    #[allow(clippy::too_many_arguments)]
     fn expand_run(
         &mut self,
         k: usize,
@@ -291,7 +297,6 @@ impl Search<'_, '_> {
         ranks: [u8; 6],
         hits: u32,
         d: u8,
-        expanded: &mut impl FnMut(u8, u32),
     ) {
         let class = self.class;
         let n = class.n;
@@ -313,12 +318,6 @@ impl Search<'_, '_> {
             prefix += col.sig[i] as u32 * combo.block_weight[c];
         }
         let block = |i: usize| prefix + tail.sig[tail_at + i] as u32 * combo.block_weight[last];
-        let mut bits = hits;
-        while bits != 0 {
-            let i = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            expanded(d, block(i));
-        }
         // Vertical moves stay in the row combination (in the block): none once it is all
         // reached. The other columns': a run onto a run.
         let vertical = if self.unreached[k] > 0 { last } else { 0 };
