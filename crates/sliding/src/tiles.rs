@@ -434,12 +434,18 @@ impl Tiles {
     }
 }
 
+/// The largest step from one code to the next that [`Decoder::decode`] takes by carrying digits
+/// rather than dividing the code afresh.
+const ODOMETER_GAP: u32 = 64;
+
 /// The decoding of the last rank [`Tiles::each_successor_of`] saw, kept to decode the next
 /// one from the first digit where the two differ.
 struct Decoder {
     /// The blank's cell (`usize::MAX` before the first rank) and the rank within its block.
     blank: usize,
     rank: u64,
+    /// The code decoded last.
+    code: u32,
     /// The Lehmer digits (the last two as the parity fixes them).
     digits: [u8; MAX_CELLS],
     cells: [u8; MAX_CELLS],
@@ -454,6 +460,7 @@ impl Decoder {
         Decoder {
             blank: usize::MAX,
             rank: 0,
+            code: 0,
             digits: [0; MAX_CELLS],
             cells: [BLANK; MAX_CELLS],
             left,
@@ -466,17 +473,44 @@ impl Decoder {
     #[inline]
     fn decode(&mut self, t: &Tiles, code: u32) {
         let m = t.n - 1;
-        let (blank, mut r) = t.blank_divisor.div_rem(code);
-        let (blank, rank) = (blank as usize, r as u64);
-        let mut digits = [0u8; MAX_CELLS];
-        let mut sum = 0u8;
-        for (k, &w) in t.digit_divisors.iter().enumerate() {
-            let (q, rest) = w.div_rem(r);
-            digits[k] = q as u8;
-            r = rest;
-            sum ^= digits[k] & 1;
+        let gap = code.wrapping_sub(self.code);
+        let (blank, rank, mut digits);
+        if self.blank != usize::MAX
+            && code > self.code
+            && gap <= ODOMETER_GAP
+            && self.rank + (gap as u64) < t.per_blank
+        {
+            // A code a little after the last one, with the blank in the same cell: its digits
+            // are the last ones plus the gap, carried from the lowest (digit k counts 0..m−k).
+            (blank, rank, digits) = (self.blank, self.rank + gap as u64, self.digits);
+            let mut carry = gap;
+            let mut k = m - 3;
+            loop {
+                let radix = (m - k) as u32;
+                let v = digits[k] as u32 + carry;
+                if v < radix {
+                    digits[k] = v as u8;
+                    break;
+                }
+                carry = v / radix;
+                digits[k] = (v - carry * radix) as u8;
+                // The rank stays below the block's size, so the highest digit takes the rest.
+                k -= 1;
+            }
+            let sum = digits[..m - 2].iter().fold(0u8, |s, &d| s ^ (d & 1));
+            digits[m - 2] = (t.parity ^ t.row_parity(blank)) ^ sum;
+        } else {
+            let (b, mut r) = t.blank_divisor.div_rem(code);
+            (blank, rank, digits) = (b as usize, r as u64, [0u8; MAX_CELLS]);
+            let mut sum = 0u8;
+            for (k, &w) in t.digit_divisors.iter().enumerate() {
+                let (q, rest) = w.div_rem(r);
+                digits[k] = q as u8;
+                r = rest;
+                sum ^= digits[k] & 1;
+            }
+            digits[m - 2] = (t.parity ^ t.row_parity(blank)) ^ sum;
         }
-        digits[m - 2] = (t.parity ^ t.row_parity(blank)) ^ sum;
         let from = if blank == self.blank {
             (0..m).find(|&k| digits[k] != self.digits[k]).unwrap_or(m)
         } else {
@@ -490,6 +524,7 @@ impl Decoder {
         }
         self.blank = blank;
         self.rank = rank;
+        self.code = code;
         self.digits = digits;
     }
 }
