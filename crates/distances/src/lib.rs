@@ -183,10 +183,21 @@ pub fn sources<P: Puzzle + ?Sized>(
     states: &StateTable,
 ) -> Result<Vec<u32>, StageError> {
     match puzzle.distance_sources() {
-        DistanceSources::Goals => Ok((0..states.len() as u32)
-            .into_par_iter()
-            .filter(|&i| puzzle.is_goal(states.code(puzzle, i as usize)))
-            .collect()),
+        DistanceSources::Goals => Ok(match puzzle.goal_codes() {
+            Some(codes) => {
+                let mut list: Vec<u32> = codes
+                    .into_iter()
+                    .filter_map(|code| states.lookup(puzzle, code))
+                    .collect();
+                list.sort_unstable();
+                list.dedup();
+                list
+            }
+            None => (0..states.len() as u32)
+                .into_par_iter()
+                .filter(|&i| puzzle.is_goal(states.code(puzzle, i as usize)))
+                .collect(),
+        }),
         DistanceSources::Starts => starts(puzzle, states),
     }
 }

@@ -106,6 +106,14 @@ pub trait Puzzle: Sync + Send {
     /// Whether `code` is a goal state.
     fn is_goal(&self, code: u64) -> bool;
 
+    /// Every goal state's code, when the puzzle can list them without testing each state (a
+    /// ranked space whose goal is one position, say); `None`, the default, has the stages
+    /// test every state with [`Puzzle::is_goal`]. A listed code need not be a state of the
+    /// space (it is then no goal of it).
+    fn goal_codes(&self) -> Option<Vec<u64>> {
+        None
+    }
+
     /// A human-readable rendering of a state (the puzzle's notation).
     fn render(&self, code: u64) -> String;
 

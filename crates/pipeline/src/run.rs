@@ -622,6 +622,13 @@ fn graphs_together<P: Puzzle + ?Sized>(
 
 /// Which states are goals.
 pub fn goal_mask<P: Puzzle + ?Sized>(puzzle: &P, states: &StateTable) -> Vec<bool> {
+    if let Some(codes) = puzzle.goal_codes() {
+        let mut mask = vec![false; states.len()];
+        for i in codes.into_iter().filter_map(|c| states.lookup(puzzle, c)) {
+            mask[i as usize] = true;
+        }
+        return mask;
+    }
     (0..states.len())
         .into_par_iter()
         .map(|i| puzzle.is_goal(states.code(puzzle, i)))

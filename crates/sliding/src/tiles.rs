@@ -53,8 +53,9 @@ pub struct Tiles {
     candidate_of: Vec<Vec<u8>>,
     /// Where the goal wants each tile, if anywhere.
     goal: Vec<Option<u8>>,
-    /// The blank's cell in the goal, when the goal places every tile.
-    goal_blank: Option<u64>,
+    /// When the goal places every tile, the one position it is: `Some(Some(code))`, or
+    /// `Some(None)` when that position is in the other half (no goal is reachable).
+    single_goal: Option<Option<u64>>,
     /// Whether the graph stage stores the moves ([`Tiles::storing_graph`]; off by default).
     store_graph: bool,
 }
@@ -211,11 +212,7 @@ impl Tiles {
             parity: 0,
             cell_of,
             candidate_of,
-            goal_blank: goal.iter().all(Option::is_some).then(|| {
-                (0..n as u8)
-                    .find(|c| !goal.contains(&Some(*c)))
-                    .expect("n − 1 tiles leave one cell") as u64
-            }),
+            single_goal: None,
             goal,
             store_graph: false,
         };
@@ -224,6 +221,15 @@ impl Tiles {
         let (digits, _) = tiles.lehmer(&cells[..n], blank);
         let sigma = digits.iter().map(|&d| d as u32).sum::<u32>() as u8 & 1;
         tiles.parity = sigma ^ tiles.row_parity(blank);
+        if tiles.goal.iter().all(Option::is_some) {
+            let mut cells = [BLANK; MAX_CELLS];
+            for (t, &c) in tiles.goal.iter().enumerate() {
+                cells[c? as usize] = t as u8;
+            }
+            let code = tiles.rank_cells(&cells[..n]);
+            // A placement of the other half ranks onto one of this half: unranking tells.
+            tiles.single_goal = Some((tiles.cells(code).0 == cells).then_some(code));
+        }
         Some(tiles)
     }
 
@@ -581,7 +587,11 @@ impl Puzzle for Tiles {
     }
 
     fn distinct_degree(&self, index: u64, _code: u64, _metric: usize) -> Option<usize> {
-        Some(self.next_to((index / self.per_blank) as usize).count())
+        // Indices are below 2^32 (13!/2 fits); the blank's cell by a multiplication.
+        Some(
+            self.next_to(self.blank_divisor.div_rem(index as u32).0 as usize)
+                .count(),
+        )
     }
 
     fn neighbor_indices(
@@ -634,15 +644,19 @@ impl Puzzle for Tiles {
     }
 
     fn is_goal(&self, code: u64) -> bool {
-        // A goal placing every tile has one blank cell: most positions fail on it alone.
-        if self.goal_blank.is_some_and(|b| code / self.per_blank != b) {
-            return false;
+        // A goal placing every tile is one position, known by its rank.
+        if let Some(goal) = self.single_goal {
+            return goal == Some(code);
         }
         let (cells, _) = self.cells(code);
         self.goal
             .iter()
             .enumerate()
             .all(|(t, want)| want.is_none_or(|c| cells[c as usize] == t as u8))
+    }
+
+    fn goal_codes(&self) -> Option<Vec<u64>> {
+        self.single_goal.map(|goal| goal.into_iter().collect())
     }
 
     fn render(&self, code: u64) -> String {
@@ -664,7 +678,8 @@ impl Puzzle for Tiles {
 mod tests {
     use super::*;
 
-    fn tiles(rows: usize, cols: usize) -> Tiles {
+    /// The board of `rows × cols` tiles in reading order, the blank last.
+    fn solved(rows: usize, cols: usize) -> String {
         let letters = "ABCDEFGHIJKL";
         let mut board = String::new();
         for r in 0..rows {
@@ -678,11 +693,46 @@ mod tests {
             }
             board.push('\n');
         }
+        board
+    }
+
+    fn tiles_to(board: &str, goal: &str) -> Tiles {
         let text = format!(
-            "name = \"t\"\nboard = \"\"\"\n{board}\"\"\"\ngoal = \"\"\"\n{board}\"\"\"\nlabeled = true\n"
+            "name = \"t\"\nboard = \"\"\"\n{board}\"\"\"\ngoal = \"\"\"\n{goal}\"\"\"\nlabeled = true\n"
         );
         let p = crate::parse(&text, "t").unwrap();
         Tiles::new(&p).expect("a tiles puzzle")
+    }
+
+    fn tiles(rows: usize, cols: usize) -> Tiles {
+        let board = solved(rows, cols);
+        tiles_to(&board, &board)
+    }
+
+    /// The goal test by rank agrees with the sliding model's on every ranked position: one goal
+    /// when it is reachable, none when two tiles of it are swapped (the other half).
+    #[test]
+    fn goals_by_rank_are_the_models_goals() {
+        for (rows, cols) in [(2, 2), (3, 3), (2, 4), (4, 2)] {
+            let board = solved(rows, cols);
+            let swapped = board
+                .replacen('A', "#", 1)
+                .replacen('B', "A", 1)
+                .replacen('#', "B", 1);
+            for (goal, goals) in [(&board, 1), (&swapped, 0)] {
+                let t = tiles_to(&board, goal);
+                let mut found = Vec::new();
+                for code in 0..t.ranked_len().unwrap() {
+                    let theirs = t.puzzle.is_goal(t.to_sliding(code));
+                    assert_eq!(t.is_goal(code), theirs, "{rows}x{cols} {code}");
+                    if theirs {
+                        found.push(code);
+                    }
+                }
+                assert_eq!(found.len(), goals, "{rows}x{cols} goal\n{goal}");
+                assert_eq!(t.goal_codes(), Some(found), "{rows}x{cols} goal\n{goal}");
+            }
+        }
     }
 
     #[test]
