@@ -525,6 +525,8 @@ fn bitmap_bfs(
     }
     let mut count = frontier.iter().map(|w| w.count_ones() as u64).sum::<u64>();
     let mut reached = count;
+    // The visited bits as of the level before, updated in place as each level's are read.
+    let mut before = frontier.clone();
     let mut level: u16 = 0;
     while count > 0 {
         if level == UNREACHABLE - 1 {
@@ -533,10 +535,6 @@ fn bitmap_bfs(
                 UNREACHABLE - 1
             )));
         }
-        let before: Vec<u64> = visited
-            .par_iter()
-            .map(|w| w.load(Ordering::Relaxed))
-            .collect();
         frontier.par_chunks(TASK_WORDS).enumerate().for_each_init(
             Vec::new,
             |states, (k, chunk)| {
@@ -562,13 +560,15 @@ fn bitmap_bfs(
         // The new frontier: the bits set during this level; their distance is the level.
         count = frontier
             .par_chunks_mut(TASK_WORDS)
+            .zip(before.par_chunks_mut(TASK_WORDS))
             .zip(dist.par_chunks_mut(TASK_WORDS * 64))
             .enumerate()
-            .map(|(k, (chunk, dist))| {
+            .map(|(k, ((chunk, before), dist))| {
                 let mut found = 0;
                 for (j, word) in chunk.iter_mut().enumerate() {
-                    let i = k * TASK_WORDS + j;
-                    *word = visited[i].load(Ordering::Relaxed) & !before[i];
+                    let now = visited[k * TASK_WORDS + j].load(Ordering::Relaxed);
+                    *word = now & !before[j];
+                    before[j] = now;
                     found += word.count_ones() as u64;
                     let mut bits = *word;
                     while bits != 0 {
