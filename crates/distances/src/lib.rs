@@ -505,6 +505,9 @@ const TASK_WORDS: usize = 256;
 /// Top-down BFS for rows that cost a move generation each: every state's row is generated once,
 /// when it is on the frontier; neighbours are claimed in a visited bitmap (one bit per state);
 /// each level's new states are the bits it set, and their distances are written in one sweep.
+/// Moves that carry a whole block of states onto another ([`Rows::block_shifts`], blocks of
+/// whole bitmap words) are taken a word at a time: the frontier's words of one block OR-ed
+/// into the visited words of the other.
 fn bitmap_bfs(
     g: &impl Rows,
     sources: &[u32],
@@ -518,6 +521,12 @@ fn bitmap_bfs(
         .collect();
     let mut dist = vec![UNREACHABLE; n];
     let mut frontier = vec![0u64; words];
+    // Block moves as (words per block, pairs of blocks), when the blocks are whole words.
+    let shifts = g.block_shifts().and_then(|s| {
+        let w = (s.len % 64 == 0).then_some(s.len as usize / 64)?;
+        let fits = |b: u32| (b as usize + 1) * w <= words;
+        (w > 0 && s.pairs.iter().all(|&(b, x)| fits(b) && fits(x))).then_some((w, s.pairs))
+    });
     for &s in sources {
         frontier[s as usize >> 6] |= 1 << (s & 63);
         visited[s as usize >> 6].fetch_or(1 << (s & 63), Ordering::Relaxed);
@@ -548,14 +557,35 @@ fn bitmap_bfs(
                         word &= word - 1;
                     }
                 }
-                g.each_neighbor(states, &mut |_, v| {
+                let mut claim = |_, v: u32| {
                     let (w, bit) = (&visited[v as usize >> 6], 1u64 << (v & 63));
                     if w.load(Ordering::Relaxed) & bit == 0 {
                         w.fetch_or(bit, Ordering::Relaxed);
                     }
-                });
+                };
+                if shifts.is_some() {
+                    g.each_other_neighbor(states, &mut claim);
+                } else {
+                    g.each_neighbor(states, &mut claim);
+                }
             },
         );
+        if let Some((w, pairs)) = &shifts {
+            // One pair at a time, each target word by one task: a plain read and write.
+            for &(b, x) in pairs {
+                let from = &frontier[b as usize * w..][..*w];
+                let to = &visited[x as usize * w..][..*w];
+                from.par_chunks(TASK_WORDS * 16)
+                    .zip(to.par_chunks(TASK_WORDS * 16))
+                    .for_each(|(from, to)| {
+                        for (&f, t) in from.iter().zip(to) {
+                            if f != 0 {
+                                t.store(t.load(Ordering::Relaxed) | f, Ordering::Relaxed);
+                            }
+                        }
+                    });
+            }
+        }
         level += 1;
         // The new frontier: the bits set during this level; their distance is the level.
         count = frontier
@@ -766,6 +796,77 @@ mod tests {
             assert!(d.values().iter().all(|&x| x != UNREACHABLE));
             let full = states.lookup(&p, p.grid().full()).unwrap();
             assert_eq!(d.values()[full as usize], 3);
+        }
+    }
+
+    /// A grid of `blocks × len` states (state `b·len + r` at row `b`, column `r`): moves along
+    /// a row within a block, and from row to row as block shifts (reported or not).
+    struct Grid {
+        blocks: u32,
+        len: u32,
+        shifts: bool,
+    }
+
+    impl Rows for Grid {
+        fn node_count(&self) -> usize {
+            (self.blocks * self.len) as usize
+        }
+
+        fn row<'a>(&'a self, u: u32, buf: &'a mut Vec<u32>) -> &'a [u32] {
+            let (b, r) = (u / self.len, u % self.len);
+            buf.clear();
+            if b > 0 {
+                buf.push(u - self.len);
+            }
+            if r > 0 {
+                buf.push(u - 1);
+            }
+            if r + 1 < self.len {
+                buf.push(u + 1);
+            }
+            if b + 1 < self.blocks {
+                buf.push(u + self.len);
+            }
+            buf
+        }
+
+        fn block_shifts(&self) -> Option<huarong_core::BlockShifts> {
+            self.shifts.then(|| huarong_core::BlockShifts {
+                len: self.len as u64,
+                pairs: (1..self.blocks)
+                    .flat_map(|b| [(b - 1, b), (b, b - 1)])
+                    .collect(),
+            })
+        }
+
+        fn is_stored(&self) -> bool {
+            false
+        }
+
+        fn is_directed(&self) -> bool {
+            false
+        }
+    }
+
+    /// The word-at-a-time block moves give every state its grid distance (rows plus columns),
+    /// as the search without them does; blocks that are not whole words fall back to moves.
+    #[test]
+    fn block_shifts_give_the_same_distances() {
+        for (blocks, len) in [(5, 128), (3, 64), (4, 100)] {
+            for shifts in [false, true] {
+                let g = Grid {
+                    blocks,
+                    len,
+                    shifts,
+                };
+                let source = 2 * len + 7;
+                let d = bitmap_bfs(&g, &[source], |_| {}).unwrap();
+                for u in 0..blocks * len {
+                    let (b, r) = (u / len, u % len);
+                    let want = b.abs_diff(2) + r.abs_diff(7);
+                    assert_eq!(d[u as usize] as u32, want, "{blocks}x{len} {shifts} {u}");
+                }
+            }
         }
     }
 }

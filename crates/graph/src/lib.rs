@@ -29,8 +29,8 @@ pub use cover::{CoverView, Lifted};
 use enumerate::StateTable;
 use fixedbitset::FixedBitSet;
 use huarong_core::{
-    Artifact, ArtifactWriter, Expect, Fingerprint, Header, Outcome, Puzzle, Reporter, Section,
-    StageError, reuse_or_build,
+    Artifact, ArtifactWriter, BlockShifts, Expect, Fingerprint, Header, Outcome, Puzzle, Reporter,
+    Section, StageError, reuse_or_build,
 };
 use petgraph::visit::{
     Data, EdgeRef, GraphBase, GraphProp, IntoEdgeReferences, IntoNeighbors, IntoNodeIdentifiers,
@@ -382,6 +382,24 @@ pub trait Rows: Sync {
         }
     }
 
+    /// Moves that carry whole blocks of indices onto one another ([`Puzzle::block_shifts`]);
+    /// `None` (the default) when none are known.
+    fn block_shifts(&self) -> Option<BlockShifts> {
+        None
+    }
+
+    /// [`Rows::each_neighbor`] without the moves of [`Rows::block_shifts`].
+    fn each_other_neighbor(&self, states: &[u32], f: &mut dyn FnMut(u32, u32)) {
+        match self.block_shifts() {
+            None => self.each_neighbor(states, f),
+            Some(shifts) => self.each_neighbor(states, &mut |u, v| {
+                if !shifts.carries(u, v) {
+                    f(u, v);
+                }
+            }),
+        }
+    }
+
     /// Whether a row is read from memory, or as cheaply (`false`: each costs a move generation,
     /// so a breadth-first search should not ask for rows it can do without).
     fn is_stored(&self) -> bool;
@@ -495,6 +513,17 @@ impl<P: Puzzle + ?Sized> Rows for Regenerated<'_, P> {
             .each_neighbor_index(states, self.metric, &code, &lookup, f);
     }
 
+    fn block_shifts(&self) -> Option<BlockShifts> {
+        self.puzzle.block_shifts(self.metric)
+    }
+
+    fn each_other_neighbor(&self, states: &[u32], f: &mut dyn FnMut(u32, u32)) {
+        let lookup = lookup_in(self.puzzle, self.states);
+        let code = |u: u32| code_of(self.puzzle, self.states, u as usize);
+        self.puzzle
+            .each_other_neighbor_index(states, self.metric, &code, &lookup, f);
+    }
+
     fn is_stored(&self) -> bool {
         false
     }
@@ -544,6 +573,20 @@ impl<P: Puzzle + ?Sized> Rows for Moves<'_, P> {
             Moves::Stored(g) => g.each_neighbor(states, f),
             Moves::Covered(g) => g.each_neighbor(states, f),
             Moves::Regenerated(g) => g.each_neighbor(states, f),
+        }
+    }
+
+    fn block_shifts(&self) -> Option<BlockShifts> {
+        match self {
+            Moves::Regenerated(g) => g.block_shifts(),
+            _ => None,
+        }
+    }
+
+    fn each_other_neighbor(&self, states: &[u32], f: &mut dyn FnMut(u32, u32)) {
+        match self {
+            Moves::Regenerated(g) => g.each_other_neighbor(states, f),
+            _ => self.each_neighbor(states, f),
         }
     }
 

@@ -46,6 +46,26 @@ pub struct Cover {
     pub shifts: Vec<u32>,
 }
 
+/// Moves that carry whole blocks of `len` consecutive indices onto one another
+/// ([`Puzzle::block_shifts`]): state `b·len + r` has the neighbour `x·len + r` for each
+/// `(b, x)` of `pairs`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockShifts {
+    pub len: u64,
+    pub pairs: Vec<(u32, u32)>,
+}
+
+impl BlockShifts {
+    /// Whether the move `u → v` is one of these.
+    pub fn carries(&self, u: u32, v: u32) -> bool {
+        let (u, v) = (u as u64, v as u64);
+        u % self.len == v % self.len
+            && self
+                .pairs
+                .contains(&((u / self.len) as u32, (v / self.len) as u32))
+    }
+}
+
 /// A state space the pipeline stages can enumerate, connect and measure.
 pub trait Puzzle: Sync + Send {
     /// Short puzzle name, e.g. `huarong`.
@@ -202,6 +222,37 @@ pub trait Puzzle: Sync + Send {
             for &v in &out {
                 f(u, v);
             }
+        }
+    }
+
+    /// Moves that carry a whole block of consecutive indices onto another, offset for offset:
+    /// every state `b·len + r` has the neighbour `x·len + r` for each `(b, x)` of the
+    /// [`BlockShifts`] (the sliding tiles' sideways moves, which keep the tiles' order). A
+    /// search can then reach those neighbours a block at a time. `None` (the default): no such
+    /// moves are known.
+    fn block_shifts(&self, metric: usize) -> Option<BlockShifts> {
+        let _ = metric;
+        None
+    }
+
+    /// [`Puzzle::each_neighbor_index`] without the moves of [`Puzzle::block_shifts`]. The
+    /// default generates every neighbour and leaves out those; a puzzle overrides it to not
+    /// generate them at all.
+    fn each_other_neighbor_index(
+        &self,
+        indices: &[u32],
+        metric: usize,
+        code: &(dyn Fn(u32) -> u64 + Sync),
+        lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+        f: &mut dyn FnMut(u32, u32),
+    ) {
+        match self.block_shifts(metric) {
+            None => self.each_neighbor_index(indices, metric, code, lookup, f),
+            Some(shifts) => self.each_neighbor_index(indices, metric, code, lookup, &mut |u, v| {
+                if !shifts.carries(u, v) {
+                    f(u, v);
+                }
+            }),
         }
     }
 

@@ -19,7 +19,7 @@
 //! and [`Tiles::from_sliding`] convert to and from the [`SlidingPuzzle`]'s own codes, through
 //! which positions are written, read and drawn.
 
-use huarong_core::{DistanceSources, Fingerprint, Puzzle};
+use huarong_core::{BlockShifts, DistanceSources, Fingerprint, Puzzle};
 
 use crate::{METRICS, SlidingPuzzle};
 
@@ -361,15 +361,18 @@ impl Tiles {
 
     /// [`Tiles::each_successor`] of every code of `codes` (increasing), decoding each only from
     /// the first Lehmer digit where it differs from the one before ([`Decoder`]): consecutive
-    /// states of a dense frontier share the blank and most digits.
-    fn each_successor_of(&self, codes: &[u32], mut f: impl FnMut(u32, u64)) {
+    /// states of a dense frontier share the blank and most digits. `sideways`: the horizontal
+    /// moves too (they keep the tiles' order, so the rank within the blank's block).
+    fn each_successor_of(&self, codes: &[u32], sideways: bool, mut f: impl FnMut(u32, u64)) {
         let mut d = Decoder::new(self.n);
         for &code in codes {
             d.decode(self, code);
             let (blank, base) = (d.blank, d.rank);
             for x in self.next_to(blank) {
                 if x.abs_diff(blank) == 1 {
-                    f(code, x as u64 * self.per_blank + base);
+                    if sideways {
+                        f(code, x as u64 * self.per_blank + base);
+                    }
                     continue;
                 }
                 let lo = blank.min(x);
@@ -640,7 +643,34 @@ impl Puzzle for Tiles {
         _lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
         f: &mut dyn FnMut(u32, u32),
     ) {
-        self.each_successor_of(indices, |u, v| f(u, v as u32));
+        self.each_successor_of(indices, true, |u, v| f(u, v as u32));
+    }
+
+    /// A horizontal move keeps the tiles' order: the blank's block `b` onto the block of the
+    /// cell beside it, rank for rank.
+    fn block_shifts(&self, _metric: usize) -> Option<BlockShifts> {
+        let pairs = (0..self.n)
+            .flat_map(|b| {
+                self.next_to(b)
+                    .filter(move |x| x.abs_diff(b) == 1)
+                    .map(move |x| (b as u32, x as u32))
+            })
+            .collect();
+        Some(BlockShifts {
+            len: self.per_blank,
+            pairs,
+        })
+    }
+
+    fn each_other_neighbor_index(
+        &self,
+        indices: &[u32],
+        _metric: usize,
+        _code: &(dyn Fn(u32) -> u64 + Sync),
+        _lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+        f: &mut dyn FnMut(u32, u32),
+    ) {
+        self.each_successor_of(indices, false, |u, v| f(u, v as u32));
     }
 
     fn is_goal(&self, code: u64) -> bool {
@@ -852,6 +882,39 @@ mod tests {
     /// window) equal the full ranks of the swapped cells, in the same order.
     /// Decoding increasing codes incrementally gives every code's moves as decoding each one
     /// whole: runs of consecutive codes, sparse ones, every blank cell, on five boards.
+    /// The moves without the sideways ones plus the block shifts are every move.
+    #[test]
+    fn block_shifts_and_the_other_moves_are_every_move() {
+        for (rows, cols) in [(2, 2), (3, 3), (4, 3), (2, 5)] {
+            let t = tiles(rows, cols);
+            let shifts = t.block_shifts(0).unwrap();
+            let step = (t.ranked_len().unwrap() / 5_000).max(1);
+            let codes: Vec<u32> = (0..t.ranked_len().unwrap())
+                .step_by(step as usize)
+                .map(|c| c as u32)
+                .collect();
+            let (mut all, mut other) = (Vec::new(), Vec::new());
+            let none = |_: u32| 0;
+            let lookup = |_: u64| None;
+            t.each_neighbor_index(&codes, 0, &none, &lookup, &mut |u, v| all.push((u, v)));
+            t.each_other_neighbor_index(&codes, 0, &none, &lookup, &mut |u, v| {
+                assert!(!shifts.carries(u, v), "{rows}x{cols}: {u} -> {v}");
+                other.push((u, v))
+            });
+            let len = shifts.len as u32;
+            for &u in &codes {
+                for &(b, x) in &shifts.pairs {
+                    if u / len == b {
+                        other.push((u, x * len + u % len));
+                    }
+                }
+            }
+            all.sort_unstable();
+            other.sort_unstable();
+            assert_eq!(all, other, "{rows}x{cols}");
+        }
+    }
+
     #[test]
     fn incremental_decoding_gives_the_same_moves() {
         for (rows, cols) in [(2, 2), (3, 3), (2, 5), (4, 3), (2, 6)] {
@@ -873,7 +936,7 @@ mod tests {
             codes.sort_unstable();
             codes.dedup();
             let mut fast = Vec::new();
-            t.each_successor_of(&codes, |u, v| fast.push((u, v)));
+            t.each_successor_of(&codes, true, |u, v| fast.push((u, v)));
             let mut whole = Vec::new();
             for &u in &codes {
                 t.each_successor(u as u64, |v| whole.push((u, v)));
