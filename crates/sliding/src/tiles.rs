@@ -58,6 +58,8 @@ pub struct Tiles {
     single_goal: Option<Option<u64>>,
     /// Whether the graph stage stores the moves ([`Tiles::storing_graph`]; off by default).
     store_graph: bool,
+    /// Moves with the blank in each cell (every position's degree is its blank cell's).
+    degree: Vec<u8>,
 }
 
 /// The position of the `k`-th lowest set bit of `mask` (`pdep` where the CPU has BMI2).
@@ -215,7 +217,9 @@ impl Tiles {
             single_goal: None,
             goal,
             store_graph: false,
+            degree: Vec::new(),
         };
+        tiles.degree = (0..n).map(|b| tiles.next_to(b).count() as u8).collect();
         let cells = tiles.cells_of_sliding(puzzle.start);
         let blank = cells.iter().position(|&t| t == BLANK)?;
         let (digits, _) = tiles.lehmer(&cells[..n], blank);
@@ -591,10 +595,7 @@ impl Puzzle for Tiles {
 
     fn distinct_degree(&self, index: u64, _code: u64, _metric: usize) -> Option<usize> {
         // Indices are below 2^32 (13!/2 fits); the blank's cell by a multiplication.
-        Some(
-            self.next_to(self.blank_divisor.div_rem(index as u32).0 as usize)
-                .count(),
-        )
+        Some(self.degree[self.blank_divisor.div_rem(index as u32).0 as usize] as usize)
     }
 
     fn neighbor_indices(
