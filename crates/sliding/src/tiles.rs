@@ -381,17 +381,21 @@ impl Tiles {
     /// moves too (they keep the tiles' order, so the rank within the blank's block).
     fn each_successor_of(&self, codes: &[u32], sideways: bool, f: impl FnMut(u32, u64)) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("bmi2") {
-            // SAFETY: the CPU has BMI2 (checked just above).
+        if std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("popcnt")
+        {
+            // SAFETY: the CPU has BMI1, BMI2 and POPCNT (checked just above).
             return unsafe { self.each_successor_of_bmi2(codes, sideways, f) };
         }
         self.successors_of::<false>(codes, sideways, f)
     }
 
-    /// [`Tiles::each_successor_of`] compiled for BMI2, so that `pdep` ([`select_with`]) is
-    /// inlined rather than called behind a feature test at every digit.
+    /// [`Tiles::each_successor_of`] compiled for BMI2 (and BMI1, POPCNT), so that `pdep`
+    /// ([`select_with`]) is inlined rather than called behind a feature test at every digit,
+    /// and the Lehmer digits' bit counts are one instruction each.
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "bmi2")]
+    #[target_feature(enable = "bmi1,bmi2,popcnt")]
     fn each_successor_of_bmi2(&self, codes: &[u32], sideways: bool, f: impl FnMut(u32, u64)) {
         self.successors_of::<true>(codes, sideways, f)
     }
