@@ -30,7 +30,7 @@ use graph::{CoverView, Csr, CsrView, Rows};
 use huarong_core::shards::Opened;
 use huarong_core::{
     Artifact, ArtifactWriter, DistanceSources, Expect, Fingerprint, Outcome, Puzzle, Reporter,
-    Section, StageError, UNREACHABLE, reuse_or_build,
+    Section, Shift, StageError, UNREACHABLE, reuse_or_build,
 };
 use rayon::prelude::*;
 
@@ -502,12 +502,87 @@ fn level_bfs(
 /// Words of the frontier bitmap per parallel task of [`bitmap_bfs`].
 const TASK_WORDS: usize = 256;
 
+/// Target words of one task of the block shifts ([`shift_groups`]).
+const SPAN_WORDS: u64 = 4096;
+
+/// The block shifts of a space of `n` states cut where their targets cross a span of
+/// [`SPAN_WORDS`] bitmap words, grouped by span: a group's pieces write its span only, so the
+/// groups can run in parallel with plain reads and writes. `None` if a shift leaves the space.
+fn shift_groups(shifts: &[Shift], n: u64) -> Option<Vec<Vec<Shift>>> {
+    let span = SPAN_WORDS * 64;
+    let mut pieces = Vec::with_capacity(shifts.len());
+    for s in shifts {
+        if s.from.checked_add(s.len)? > n || s.to.checked_add(s.len)? > n {
+            return None;
+        }
+        let mut done = 0;
+        while done < s.len {
+            let to = s.to + done;
+            let len = (span - to % span).min(s.len - done);
+            pieces.push(Shift {
+                from: s.from + done,
+                to,
+                len,
+            });
+            done += len;
+        }
+    }
+    pieces.sort_by_key(|p| p.to);
+    Some(
+        pieces
+            .chunk_by(|a, b| a.to / span == b.to / span)
+            .map(<[Shift]>::to_vec)
+            .collect(),
+    )
+}
+
+/// `k ≤ 64` bits of `words` from bit `at` on, as the low bits of a word.
+#[inline]
+fn read_bits(words: &[u64], at: u64, k: u64) -> u64 {
+    let (w, b) = ((at / 64) as usize, at % 64);
+    let mut bits = words[w] >> b;
+    if b + k > 64 {
+        bits |= words[w + 1] << (64 - b);
+    }
+    if k < 64 { bits & ((1 << k) - 1) } else { bits }
+}
+
+/// ORs the bits of `frontier` from `s.from` on into those of `visited` from `s.to` on, `s.len`
+/// of them, a target word at a time (plain reads and writes: the caller owns those words).
+fn or_shifted(frontier: &[u64], visited: &[AtomicU64], s: &Shift) {
+    if (s.from | s.to | s.len).is_multiple_of(64) {
+        // Whole words onto whole words.
+        let (from, to, words) = ((s.from / 64) as usize, (s.to / 64) as usize, s.len / 64);
+        let from = &frontier[from..][..words as usize];
+        for (&f, t) in from.iter().zip(&visited[to..]) {
+            if f != 0 {
+                t.store(t.load(Ordering::Relaxed) | f, Ordering::Relaxed);
+            }
+        }
+        return;
+    }
+    let mut done = 0;
+    while done < s.len {
+        let to = s.to + done;
+        let offset = to % 64;
+        let take = (64 - offset).min(s.len - done);
+        let bits = read_bits(frontier, s.from + done, take);
+        if bits != 0 {
+            let w = &visited[(to / 64) as usize];
+            w.store(
+                w.load(Ordering::Relaxed) | bits << offset,
+                Ordering::Relaxed,
+            );
+        }
+        done += take;
+    }
+}
+
 /// Top-down BFS for rows that cost a move generation each: every state's row is generated once,
 /// when it is on the frontier; neighbours are claimed in a visited bitmap (one bit per state);
 /// each level's new states are the bits it set, and their distances are written in one sweep.
-/// Moves that carry a whole block of states onto another ([`Rows::block_shifts`], blocks of
-/// whole bitmap words) are taken a word at a time: the frontier's words of one block OR-ed
-/// into the visited words of the other.
+/// Moves that carry a whole range of states onto another ([`Rows::block_shifts`]) are taken a
+/// word at a time: the frontier's bits of one range OR-ed into the visited bits of the other.
 fn bitmap_bfs(
     g: &impl Rows,
     sources: &[u32],
@@ -521,12 +596,10 @@ fn bitmap_bfs(
         .collect();
     let mut dist = vec![UNREACHABLE; n];
     let mut frontier = vec![0u64; words];
-    // Block moves as (words per block, pairs of blocks), when the blocks are whole words.
-    let shifts = g.block_shifts().and_then(|s| {
-        let w = (s.len % 64 == 0).then_some(s.len as usize / 64)?;
-        let fits = |b: u32| (b as usize + 1) * w <= words;
-        (w > 0 && s.pairs.iter().all(|&(b, x)| fits(b) && fits(x))).then_some((w, s.pairs))
-    });
+    // The block moves, in groups that write disjoint words.
+    let shifts = g
+        .block_shifts()
+        .and_then(|s| shift_groups(&s.shifts, n as u64));
     for &s in sources {
         frontier[s as usize >> 6] |= 1 << (s & 63);
         visited[s as usize >> 6].fetch_or(1 << (s & 63), Ordering::Relaxed);
@@ -570,21 +643,12 @@ fn bitmap_bfs(
                 }
             },
         );
-        if let Some((w, pairs)) = &shifts {
-            // One pair at a time, each target word by one task: a plain read and write.
-            for &(b, x) in pairs {
-                let from = &frontier[b as usize * w..][..*w];
-                let to = &visited[x as usize * w..][..*w];
-                from.par_chunks(TASK_WORDS * 16)
-                    .zip(to.par_chunks(TASK_WORDS * 16))
-                    .for_each(|(from, to)| {
-                        for (&f, t) in from.iter().zip(to) {
-                            if f != 0 {
-                                t.store(t.load(Ordering::Relaxed) | f, Ordering::Relaxed);
-                            }
-                        }
-                    });
-            }
+        if let Some(groups) = &shifts {
+            groups.par_iter().for_each(|pieces| {
+                for piece in pieces {
+                    or_shifted(&frontier, &visited, piece);
+                }
+            });
         }
         level += 1;
         // The new frontier: the bits set during this level; their distance is the level.
@@ -831,10 +895,15 @@ mod tests {
         }
 
         fn block_shifts(&self) -> Option<huarong_core::BlockShifts> {
+            let len = self.len as u64;
+            let shift = |b: u64, x: u64| Shift {
+                from: b * len,
+                to: x * len,
+                len,
+            };
             self.shifts.then(|| huarong_core::BlockShifts {
-                len: self.len as u64,
-                pairs: (1..self.blocks)
-                    .flat_map(|b| [(b - 1, b), (b, b - 1)])
+                shifts: (1..self.blocks as u64)
+                    .flat_map(|b| [shift(b - 1, b), shift(b, b - 1)])
                     .collect(),
             })
         }
@@ -849,7 +918,7 @@ mod tests {
     }
 
     /// The word-at-a-time block moves give every state its grid distance (rows plus columns),
-    /// as the search without them does; blocks that are not whole words fall back to moves.
+    /// as the search without them does, for blocks of whole words and of parts of words.
     #[test]
     fn block_shifts_give_the_same_distances() {
         for (blocks, len) in [(5, 128), (3, 64), (4, 100)] {
@@ -867,6 +936,46 @@ mod tests {
                     assert_eq!(d[u as usize] as u32, want, "{blocks}x{len} {shifts} {u}");
                 }
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// Shifted ranges at any bit offsets, cut into spans and copied word by word, set the
+        /// bits a copy bit by bit sets.
+        #[test]
+        fn shifted_ranges_copy_bit_for_bit(
+            frontier in proptest::collection::vec(proptest::prelude::any::<u64>(), 1..300),
+            ranges in proptest::collection::vec(
+                (0u64..20_000, 0u64..20_000, 0u64..3_000, proptest::prelude::any::<bool>()),
+                0..12,
+            ),
+        ) {
+            let n = frontier.len() as u64 * 64;
+            // Some of them whole words.
+            let shifts: Vec<Shift> = ranges
+                .iter()
+                .map(|&(from, to, len, words)| {
+                    let round = |x: u64| if words { x / 64 * 64 } else { x };
+                    let (from, to) = (round(from % n), round(to % n));
+                    let len = round(len.min(n - from).min(n - to));
+                    Shift { from, to, len }
+                })
+                .collect();
+            let mut plain = vec![0u64; frontier.len()];
+            for s in &shifts {
+                for r in 0..s.len {
+                    let (u, v) = (s.from + r, s.to + r);
+                    plain[(v / 64) as usize] |= (frontier[(u / 64) as usize] >> (u % 64) & 1) << (v % 64);
+                }
+            }
+            let visited: Vec<AtomicU64> = (0..frontier.len()).map(|_| AtomicU64::new(0)).collect();
+            for group in shift_groups(&shifts, n).unwrap() {
+                for piece in &group {
+                    or_shifted(&frontier, &visited, piece);
+                }
+            }
+            let got: Vec<u64> = visited.into_iter().map(AtomicU64::into_inner).collect();
+            proptest::prop_assert_eq!(got, plain);
         }
     }
 }

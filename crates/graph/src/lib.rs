@@ -911,8 +911,9 @@ fn write_cover(
 }
 
 /// Writes the record of a graph the later stages regenerate: its fingerprint, the number of
-/// states and the degree histogram (from [`Puzzle::distinct_degree`] where the puzzle knows
-/// it, else by generating each row).
+/// states and the degree histogram ([`Puzzle::degree_counts`] where the puzzle counts them
+/// for the whole space, else state by state from [`Puzzle::distinct_degree`] where it knows
+/// them, else by generating each row).
 fn write_regenerated<P: Puzzle + ?Sized>(
     puzzle: &P,
     states: &StateTable,
@@ -935,35 +936,40 @@ fn write_regenerated<P: Puzzle + ?Sized>(
         ),
     );
     let rows = Regenerated::new(puzzle, states, target.metric);
-    let histogram = (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map_init(Vec::new, |buf, k| {
-            let mut counts = Vec::new();
-            let end = ((k + 1) * CHUNK).min(n);
-            for i in k * CHUNK..end {
-                let d = match puzzle.distinct_degree(
-                    i as u64,
-                    code_of(puzzle, states, i),
-                    target.metric,
-                ) {
-                    Some(d) => d,
-                    None => rows.row(i as u32, buf).len(),
-                };
-                if counts.len() <= d {
-                    counts.resize(d + 1, 0u64);
+    let counted = puzzle
+        .degree_counts(target.metric)
+        .filter(|c| c.iter().sum::<u64>() == n as u64);
+    let histogram = counted.unwrap_or_else(|| {
+        (0..n.div_ceil(CHUNK))
+            .into_par_iter()
+            .map_init(Vec::new, |buf, k| {
+                let mut counts = Vec::new();
+                let end = ((k + 1) * CHUNK).min(n);
+                for i in k * CHUNK..end {
+                    let d = match puzzle.distinct_degree(
+                        i as u64,
+                        code_of(puzzle, states, i),
+                        target.metric,
+                    ) {
+                        Some(d) => d,
+                        None => rows.row(i as u32, buf).len(),
+                    };
+                    if counts.len() <= d {
+                        counts.resize(d + 1, 0u64);
+                    }
+                    counts[d] += 1;
                 }
-                counts[d] += 1;
-            }
-            bar.inc((end - k * CHUNK) as u64);
-            counts
-        })
-        .reduce(Vec::new, |mut a, b| {
-            if a.len() < b.len() {
-                a.resize(b.len(), 0);
-            }
-            a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
-            a
-        });
+                bar.inc((end - k * CHUNK) as u64);
+                counts
+            })
+            .reduce(Vec::new, |mut a, b| {
+                if a.len() < b.len() {
+                    a.resize(b.len(), 0);
+                }
+                a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+                a
+            })
+    });
     let mut info = vec![target.fp, n as u64];
     info.extend(histogram);
     let w = ArtifactWriter::create(

@@ -19,7 +19,9 @@ pub mod universe;
 pub use abstraction::Abstraction;
 pub use artifact::{Artifact, ArtifactError, ArtifactWriter, Expect, Fingerprint, Header, Section};
 pub use progress::{Bar, Progress, Report, Reporter};
-pub use puzzle::{BlockShifts, Codes, Cover, DistanceSources, Puzzle, add_space, metric_index};
+pub use puzzle::{
+    BlockShifts, Codes, Cover, DistanceSources, Puzzle, Shift, add_space, metric_index,
+};
 pub use stage::{Outcome, StageError, reuse_or_build, try_reuse};
 pub use table::{Column, Table, Value};
 pub use universe::Universe;

@@ -46,23 +46,30 @@ pub struct Cover {
     pub shifts: Vec<u32>,
 }
 
-/// Moves that carry whole blocks of `len` consecutive indices onto one another
-/// ([`Puzzle::block_shifts`]): state `b·len + r` has the neighbour `x·len + r` for each
-/// `(b, x)` of `pairs`.
+/// Moves that carry a range of consecutive indices onto another, offset for offset
+/// ([`Puzzle::block_shifts`]): state `from + r` has the neighbour `to + r` for every `r < len`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shift {
+    pub from: u64,
+    pub to: u64,
+    pub len: u64,
+}
+
+/// Moves known as whole ranges of states ([`Shift`]s): a search can reach those neighbours a
+/// range at a time, as bits of a bitmap copied along.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlockShifts {
-    pub len: u64,
-    pub pairs: Vec<(u32, u32)>,
+    pub shifts: Vec<Shift>,
 }
 
 impl BlockShifts {
-    /// Whether the move `u → v` is one of these.
+    /// Whether the move `u → v` is one of these (a scan of every shift: for tests and
+    /// fallbacks, not for a search's inner loop).
     pub fn carries(&self, u: u32, v: u32) -> bool {
         let (u, v) = (u as u64, v as u64);
-        u % self.len == v % self.len
-            && self
-                .pairs
-                .contains(&((u / self.len) as u32, (v / self.len) as u32))
+        self.shifts
+            .iter()
+            .any(|s| (s.from..s.from + s.len).contains(&u) && v == u - s.from + s.to)
     }
 }
 
@@ -179,6 +186,14 @@ pub trait Puzzle: Sync + Send {
         None
     }
 
+    /// How many states have each number of distinct neighbours (index = degree), if the puzzle
+    /// knows it without visiting the states (a ranked space whose degree follows from where
+    /// its index lies); it must agree with [`Puzzle::distinct_degree`]. `None` by default.
+    fn degree_counts(&self, metric: usize) -> Option<Vec<u64>> {
+        let _ = metric;
+        None
+    }
+
     /// Appends the dense indices of the neighbours of state `index` (whose code is `code`).
     ///
     /// `lookup` maps a code to its dense index. The default generates successor codes and looks
@@ -225,11 +240,10 @@ pub trait Puzzle: Sync + Send {
         }
     }
 
-    /// Moves that carry a whole block of consecutive indices onto another, offset for offset:
-    /// every state `b·len + r` has the neighbour `x·len + r` for each `(b, x)` of the
-    /// [`BlockShifts`] (the sliding tiles' sideways moves, which keep the tiles' order). A
-    /// search can then reach those neighbours a block at a time. `None` (the default): no such
-    /// moves are known.
+    /// Moves that carry a whole range of consecutive indices onto another, offset for offset
+    /// ([`BlockShifts`]: the sliding tiles' sideways moves, which keep the tiles' order, and
+    /// the vertical ones that change only high Lehmer digits). A search can then reach those
+    /// neighbours a range at a time. `None` (the default): no such moves are known.
     fn block_shifts(&self, metric: usize) -> Option<BlockShifts> {
         let _ = metric;
         None

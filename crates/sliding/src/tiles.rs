@@ -19,7 +19,7 @@
 //! and [`Tiles::from_sliding`] convert to and from the [`SlidingPuzzle`]'s own codes, through
 //! which positions are written, read and drawn.
 
-use huarong_core::{BlockShifts, DistanceSources, Fingerprint, Puzzle};
+use huarong_core::{BlockShifts, DistanceSources, Fingerprint, Puzzle, Shift};
 
 use crate::{METRICS, SlidingPuzzle};
 
@@ -29,6 +29,9 @@ const BLANK: u8 = u8::MAX;
 const MAX_CELLS: usize = 13;
 /// Version of this ranking (part of every fingerprint).
 const RANKING_VERSION: u64 = 1;
+/// The fewest consecutive ranks a vertical move carries together for it to be taken a range at
+/// a time ([`Tiles::block_shifts`]) rather than state by state.
+const MIN_RANGE: u32 = 256;
 
 /// See the module documentation.
 #[derive(Debug, Clone)]
@@ -60,6 +63,12 @@ pub struct Tiles {
     store_graph: bool,
     /// Moves with the blank in each cell (every position's degree is its blank cell's).
     degree: Vec<u8>,
+    /// Per blank cell, its moves in [`Tiles::next_to`]'s order: the cell the blank moves to,
+    /// and whether the move is one of [`Tiles::block_shifts`].
+    moves: Vec<Vec<(u8, bool)>>,
+    /// Per blank cell, whether every move is one of the block shifts (no move is left to
+    /// generate state by state).
+    all_ranged: Vec<bool>,
 }
 
 /// The position of the `k`-th lowest set bit of `mask` (`pdep` where the CPU has BMI2).
@@ -230,8 +239,21 @@ impl Tiles {
             goal,
             store_graph: false,
             degree: Vec::new(),
+            moves: Vec::new(),
+            all_ranged: Vec::new(),
         };
         tiles.degree = (0..n).map(|b| tiles.next_to(b).count() as u8).collect();
+        tiles.moves = (0..n)
+            .map(|b| {
+                let moves = tiles.next_to(b).map(|x| (x as u8, tiles.ranged(b, x)));
+                moves.collect()
+            })
+            .collect();
+        tiles.all_ranged = tiles
+            .moves
+            .iter()
+            .map(|m| m.iter().all(|&(_, r)| r))
+            .collect();
         let cells = tiles.cells_of_sliding(puzzle.start);
         let blank = cells.iter().position(|&t| t == BLANK)?;
         let (digits, _) = tiles.lehmer(&cells[..n], blank);
@@ -343,6 +365,16 @@ impl Tiles {
         .flatten()
     }
 
+    /// Whether the move of the blank from cell `b` to cell `x` beside it carries whole ranges of
+    /// consecutive ranks onto ranges ([`Tiles::block_shifts`]): a horizontal move (it keeps
+    /// `σ`), and a vertical one whose window of Lehmer digits (the `w` from the upper cell's)
+    /// ends at a digit of place value at least [`MIN_RANGE`]: the digits after it, the same
+    /// before and after the move, count through that many ranks.
+    fn ranged(&self, b: usize, x: usize) -> bool {
+        let end = b.min(x) + self.cols - 1;
+        b.abs_diff(x) == 1 || self.weights.get(end).is_some_and(|&w| w >= MIN_RANGE)
+    }
+
     /// The ranks one move from `code`: the blank swapped with each tile beside it (up, down,
     /// left, right). A horizontal move keeps the tile order `σ`, so its rank differs by one
     /// blank cell's worth of positions; a vertical one re-ranks `σ` only where the moved tile
@@ -377,18 +409,18 @@ impl Tiles {
 
     /// [`Tiles::each_successor`] of every code of `codes` (increasing), decoding each only from
     /// the first Lehmer digit where it differs from the one before ([`Decoder`]): consecutive
-    /// states of a dense frontier share the blank and most digits. `sideways`: the horizontal
-    /// moves too (they keep the tiles' order, so the rank within the blank's block).
-    fn each_successor_of(&self, codes: &[u32], sideways: bool, f: impl FnMut(u32, u64)) {
+    /// states of a dense frontier share the blank and most digits. `all`: the moves of
+    /// [`Tiles::block_shifts`] too (else a position with only those is not even decoded).
+    fn each_successor_of(&self, codes: &[u32], all: bool, f: impl FnMut(u32, u64)) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("bmi2")
             && std::arch::is_x86_feature_detected!("bmi1")
             && std::arch::is_x86_feature_detected!("popcnt")
         {
             // SAFETY: the CPU has BMI1, BMI2 and POPCNT (checked just above).
-            return unsafe { self.each_successor_of_bmi2(codes, sideways, f) };
+            return unsafe { self.each_successor_of_bmi2(codes, all, f) };
         }
-        self.successors_of::<false>(codes, sideways, f)
+        self.successors_of::<false>(codes, all, f)
     }
 
     /// [`Tiles::each_successor_of`] compiled for BMI2 (and BMI1, POPCNT), so that `pdep`
@@ -396,8 +428,8 @@ impl Tiles {
     /// and the Lehmer digits' bit counts are one instruction each.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "bmi1,bmi2,popcnt")]
-    fn each_successor_of_bmi2(&self, codes: &[u32], sideways: bool, f: impl FnMut(u32, u64)) {
-        self.successors_of::<true>(codes, sideways, f)
+    fn each_successor_of_bmi2(&self, codes: &[u32], all: bool, f: impl FnMut(u32, u64)) {
+        self.successors_of::<true>(codes, all, f)
     }
 
     /// [`Tiles::each_successor_of`], the `k`-th set bit found by `pdep` when `PDEP`.
@@ -405,18 +437,24 @@ impl Tiles {
     fn successors_of<const PDEP: bool>(
         &self,
         codes: &[u32],
-        sideways: bool,
+        all: bool,
         mut f: impl FnMut(u32, u64),
     ) {
         let mut d = Decoder::new(self.n);
+        let skip = !all && self.all_ranged.contains(&true);
         for &code in codes {
+            if skip && self.all_ranged[self.blank_divisor.div_rem(code).0 as usize] {
+                continue;
+            }
             d.decode::<PDEP>(self, code);
             let (blank, base) = (d.blank, d.rank);
-            for x in self.next_to(blank) {
+            for &(x, ranged) in &self.moves[blank] {
+                let x = x as usize;
+                if ranged && !all {
+                    continue;
+                }
                 if x.abs_diff(blank) == 1 {
-                    if sideways {
-                        f(code, x as u64 * self.per_blank + base);
-                    }
+                    f(code, x as u64 * self.per_blank + base);
                     continue;
                 }
                 let lo = blank.min(x);
@@ -638,6 +676,15 @@ impl Puzzle for Tiles {
         Some(self.degree[self.blank_divisor.div_rem(index as u32).0 as usize] as usize)
     }
 
+    /// Every blank cell's block of positions has that cell's degree.
+    fn degree_counts(&self, _metric: usize) -> Option<Vec<u64>> {
+        let mut counts = vec![0u64; *self.degree.iter().max()? as usize + 1];
+        for &d in &self.degree {
+            counts[d as usize] += self.per_blank;
+        }
+        Some(counts)
+    }
+
     fn neighbor_indices(
         &self,
         _index: u64,
@@ -688,19 +735,64 @@ impl Puzzle for Tiles {
     }
 
     /// A horizontal move keeps the tiles' order: the blank's block `b` onto the block of the
-    /// cell beside it, rank for rank.
+    /// cell beside it, rank for rank. A vertical move changes only the `w` Lehmer digits of its
+    /// window ([`Tiles::ranged`]): the ranks that share every digit up to the window's last
+    /// move together, by the one difference of their ranks (found by moving the first of them).
     fn block_shifts(&self, _metric: usize) -> Option<BlockShifts> {
-        let pairs = (0..self.n)
-            .flat_map(|b| {
-                self.next_to(b)
-                    .filter(move |x| x.abs_diff(b) == 1)
-                    .map(move |x| (b as u32, x as u32))
-            })
-            .collect();
-        Some(BlockShifts {
-            len: self.per_blank,
-            pairs,
-        })
+        let pb = self.per_blank;
+        let mut shifts = Vec::new();
+        for b in 0..self.n {
+            for &(x, ranged) in &self.moves[b] {
+                let x = x as usize;
+                if !ranged {
+                    continue;
+                }
+                if x.abs_diff(b) == 1 {
+                    shifts.push(Shift {
+                        from: b as u64 * pb,
+                        to: x as u64 * pb,
+                        len: pb,
+                    });
+                    continue;
+                }
+                // Every value of the digits up to the window's last, `end` (digit `k` runs
+                // below `m − k`), as the first rank of its range.
+                let end = b.min(x) + self.cols - 1;
+                let len = self.weights[end] as u64;
+                let mut digits = vec![0u32; end + 1];
+                loop {
+                    let rank: u64 = (0..=end)
+                        .map(|k| digits[k] as u64 * self.weights[k] as u64)
+                        .sum();
+                    let from = b as u64 * pb + rank;
+                    let mut to = None;
+                    self.each_successor(from, |v| {
+                        if v / pb == x as u64 {
+                            to = Some(v);
+                        }
+                    });
+                    let to = to.expect("the blank moves to x");
+                    shifts.push(Shift { from, to, len });
+                    // The next digits, the last fastest.
+                    let mut k = end + 1;
+                    loop {
+                        if k == 0 {
+                            break;
+                        }
+                        k -= 1;
+                        digits[k] += 1;
+                        if digits[k] < (self.n - 1 - k) as u32 {
+                            break;
+                        }
+                        digits[k] = 0;
+                    }
+                    if digits.iter().all(|&d| d == 0) {
+                        break;
+                    }
+                }
+            }
+        }
+        Some(BlockShifts { shifts })
     }
 
     fn each_other_neighbor_index(
@@ -923,10 +1015,11 @@ mod tests {
     /// window) equal the full ranks of the swapped cells, in the same order.
     /// Decoding increasing codes incrementally gives every code's moves as decoding each one
     /// whole: runs of consecutive codes, sparse ones, every blank cell, on five boards.
-    /// The moves without the sideways ones plus the block shifts are every move.
+    /// The moves without the block shifts plus the block shifts are every move, each once
+    /// (the 4 × 3 and 3 × 4 boards have vertical shifts besides the sideways ones).
     #[test]
     fn block_shifts_and_the_other_moves_are_every_move() {
-        for (rows, cols) in [(2, 2), (3, 3), (4, 3), (2, 5)] {
+        for (rows, cols) in [(2, 2), (3, 3), (4, 3), (3, 4), (2, 5)] {
             let t = tiles(rows, cols);
             let shifts = t.block_shifts(0).unwrap();
             let step = (t.ranked_len().unwrap() / 5_000).max(1);
@@ -942,11 +1035,10 @@ mod tests {
                 assert!(!shifts.carries(u, v), "{rows}x{cols}: {u} -> {v}");
                 other.push((u, v))
             });
-            let len = shifts.len as u32;
             for &u in &codes {
-                for &(b, x) in &shifts.pairs {
-                    if u / len == b {
-                        other.push((u, x * len + u % len));
+                for s in &shifts.shifts {
+                    if (s.from..s.from + s.len).contains(&(u as u64)) {
+                        other.push((u, (u as u64 - s.from + s.to) as u32));
                     }
                 }
             }
@@ -1059,6 +1151,24 @@ mod tests {
                 assert_eq!(select(mask, k as u32), b);
                 assert_eq!(select_portable(mask, k as u32), b);
             }
+        }
+    }
+
+    /// The degrees counted by blank cell are those of every position, moves generated.
+    #[test]
+    fn degree_counts_are_every_positions_degree() {
+        for (rows, cols) in [(2, 2), (3, 3), (2, 4), (3, 2)] {
+            let t = tiles(rows, cols);
+            let mut counts = Vec::new();
+            for code in 0..t.ranked_len().unwrap() {
+                let mut d = 0;
+                t.each_successor(code, |_| d += 1);
+                if counts.len() <= d {
+                    counts.resize(d + 1, 0u64);
+                }
+                counts[d] += 1;
+            }
+            assert_eq!(t.degree_counts(0), Some(counts), "{rows}x{cols}");
         }
     }
 
