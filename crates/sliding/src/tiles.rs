@@ -566,6 +566,8 @@ impl Decoder {
         let m = t.n - 1;
         let gap = code.wrapping_sub(self.code);
         let (blank, rank, mut digits);
+        // The first digit that may differ from the last code's (every one when the blank moved).
+        let mut from = 0;
         if self.blank != usize::MAX
             && code > self.code
             && gap <= ODOMETER_GAP
@@ -583,11 +585,14 @@ impl Decoder {
                     digits[k] = v as u8;
                     break;
                 }
-                carry = v / radix;
+                // Mostly a carry of one (consecutive codes): no division.
+                carry = if v < 2 * radix { 1 } else { v / radix };
                 digits[k] = (v - carry * radix) as u8;
                 // The rank stays below the block's size, so the highest digit takes the rest.
                 k -= 1;
             }
+            // The digits before `k` kept their values (the parity digit comes after it).
+            from = k;
             let sum = digits[..m - 2].iter().fold(0u8, |s, &d| s ^ (d & 1));
             digits[m - 2] = (t.parity ^ t.row_parity(blank)) ^ sum;
         } else {
@@ -602,12 +607,11 @@ impl Decoder {
             }
             digits[m - 2] = (t.parity ^ t.row_parity(blank)) ^ sum;
         }
-        let from = if blank == self.blank {
-            (0..m).find(|&k| digits[k] != self.digits[k]).unwrap_or(m)
-        } else {
+        if blank != self.blank {
             self.cells = [BLANK; MAX_CELLS];
-            0
-        };
+        } else if from == 0 {
+            from = (0..m).find(|&k| digits[k] != self.digits[k]).unwrap_or(m);
+        }
         for (k, &digit) in digits.iter().enumerate().take(m).skip(from) {
             let tile = select_with::<PDEP>(self.left[k], digit as u32);
             self.left[k + 1] = self.left[k] & !(1 << tile);
