@@ -593,20 +593,18 @@ impl Decoder {
             }
             // The digits before `k` kept their values (the parity digit comes after it).
             from = k;
-            let sum = digits[..m - 2].iter().fold(0u8, |s, &d| s ^ (d & 1));
-            digits[m - 2] = (t.parity ^ t.row_parity(blank)) ^ sum;
         } else {
             let (b, mut r) = t.blank_divisor.div_rem(code);
             (blank, rank, digits) = (b as usize, r as u64, [0u8; MAX_CELLS]);
-            let mut sum = 0u8;
             for (k, &w) in t.digit_divisors.iter().enumerate() {
                 let (q, rest) = w.div_rem(r);
                 digits[k] = q as u8;
                 r = rest;
-                sum ^= digits[k] & 1;
             }
-            digits[m - 2] = (t.parity ^ t.row_parity(blank)) ^ sum;
         }
+        // The second-to-last digit sets the parity; the last is 0.
+        let sum = digits[..m - 2].iter().fold(0u8, |s, &d| s ^ (d & 1));
+        digits[m - 2] = (t.parity ^ t.row_parity(blank)) ^ sum;
         if blank != self.blank {
             self.cells = [BLANK; MAX_CELLS];
         } else if from == 0 {
