@@ -61,10 +61,9 @@ pub struct Tiles {
     single_goal: Option<Option<u64>>,
     /// Whether the graph stage stores the moves ([`Tiles::storing_graph`]; off by default).
     store_graph: bool,
-    /// Moves with the blank in each cell (every position's degree is its blank cell's).
-    degree: Vec<u8>,
-    /// Per blank cell, its moves in [`Tiles::next_to`]'s order: the cell the blank moves to,
-    /// and whether the move is one of [`Tiles::block_shifts`].
+    /// Per blank cell, its moves in [`Tiles::next_to`]'s order (every position's degree is its
+    /// blank cell's count): the cell the blank moves to, and whether the move is one of
+    /// [`Tiles::block_shifts`].
     moves: Vec<Vec<(u8, bool)>>,
     /// Per blank cell, whether every move is one of the block shifts (no move is left to
     /// generate state by state).
@@ -238,11 +237,9 @@ impl Tiles {
             single_goal: None,
             goal,
             store_graph: false,
-            degree: Vec::new(),
             moves: Vec::new(),
             all_ranged: Vec::new(),
         };
-        tiles.degree = (0..n).map(|b| tiles.next_to(b).count() as u8).collect();
         tiles.moves = (0..n)
             .map(|b| {
                 let moves = tiles.next_to(b).map(|x| (x as u8, tiles.ranged(b, x)));
@@ -675,14 +672,14 @@ impl Puzzle for Tiles {
 
     fn distinct_degree(&self, index: u64, _code: u64, _metric: usize) -> Option<usize> {
         // Indices are below 2^32 (13!/2 fits); the blank's cell by a multiplication.
-        Some(self.degree[self.blank_divisor.div_rem(index as u32).0 as usize] as usize)
+        Some(self.moves[self.blank_divisor.div_rem(index as u32).0 as usize].len())
     }
 
     /// Every blank cell's block of positions has that cell's degree.
     fn degree_counts(&self, _metric: usize) -> Option<Vec<u64>> {
-        let mut counts = vec![0u64; *self.degree.iter().max()? as usize + 1];
-        for &d in &self.degree {
-            counts[d as usize] += self.per_blank;
+        let mut counts = vec![0u64; self.moves.iter().map(Vec::len).max()? + 1];
+        for moves in &self.moves {
+            counts[moves.len()] += self.per_blank;
         }
         Some(counts)
     }
