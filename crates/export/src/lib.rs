@@ -210,13 +210,101 @@ fn column_pages(
     encodings: &[Encoding],
 ) -> PolarsResult<Vec<Vec<CompressedPage>>> {
     let options = options();
-    array_to_columns(array, type_.clone(), options, encodings)?
+    let decided = match encodings {
+        [Encoding::RleDictionary] => wide_dictionary(array.as_ref()),
+        _ => None,
+    };
+    let columns = match decided {
+        Some(Decided::Dictionary(dictionary)) => {
+            array_to_columns(&dictionary, type_.clone(), options, encodings)?
+        }
+        Some(Decided::Plain) => {
+            array_to_columns(array, type_.clone(), options, &[Encoding::Plain])?
+        }
+        None => array_to_columns(array, type_.clone(), options, encodings)?,
+    };
+    columns
         .into_iter()
         .map(|leaf| {
             leaf.map(|page| Ok(compress(page?, Vec::new(), options.compression)?))
                 .collect()
         })
         .collect()
+}
+
+/// How the Parquet writer would encode an integer column, decided here instead.
+enum Decided {
+    /// Its dictionary: the distinct values in order of first appearance, and their keys.
+    Dictionary(ArrayRef),
+    /// Too many distinct values for a dictionary to pay.
+    Plain,
+}
+
+/// The polars Parquet writer's dictionary for an integer column whose values span more than
+/// its bitmask reaches (2^16): it estimates the distinct values (HyperLogLog), writes the
+/// column plainly if they are over 3/4 of the rows, else builds the dictionary by hashing every
+/// value. Here the same decision, from the same estimate, and the same dictionary (values in
+/// order of first appearance, `u32` keys) from a table indexed by `value - min` instead of a
+/// hash map: the same pages, byte for byte, in a fraction of the time (the labeled classic
+/// space's three component columns, 37.9M rows each, were a quarter of the main job's export).
+///
+/// `None` where the writer decides as before: other types, nulls, a span its bitmask covers,
+/// or one too wide for the table.
+fn wide_dictionary(array: &dyn polars_arrow::array::Array) -> Option<Decided> {
+    use polars_arrow::array::PrimitiveArray;
+    use polars_arrow::datatypes::ArrowDataType as Dt;
+    match array.dtype() {
+        Dt::UInt32 => first_seen::<u32>(array.as_any().downcast_ref::<PrimitiveArray<u32>>()?),
+        Dt::UInt64 => first_seen::<u64>(array.as_any().downcast_ref::<PrimitiveArray<u64>>()?),
+        _ => None,
+    }
+}
+
+/// Most entries of [`first_seen`]'s table (64 MB of `u32`).
+const DENSE_SPAN: u64 = 1 << 24;
+
+fn first_seen<T>(array: &polars_arrow::array::PrimitiveArray<T>) -> Option<Decided>
+where
+    T: polars_arrow::types::NativeType + Into<u64>,
+{
+    use polars_arrow::array::{Array, DictionaryArray, PrimitiveArray};
+    use polars_arrow::datatypes::{ArrowDataType as Dt, IntegerType};
+    let values = array.values().as_slice();
+    if values.is_empty() || array.null_count() > 0 {
+        return None;
+    }
+    let (min, max) = values.iter().fold((u64::MAX, 0u64), |(lo, hi), &v| {
+        let v: u64 = v.into();
+        (lo.min(v), hi.max(v))
+    });
+    let span = max - min;
+    // The writer's bitmask covers spans up to u16::MAX for both types (its dictionary is then
+    // sorted, not in order of appearance).
+    if span <= u16::MAX as u64 || span >= DENSE_SPAN {
+        return None;
+    }
+    let estimate = polars_compute::cardinality::estimate_cardinality(array);
+    if values.len() > 128 && estimate as f64 / values.len() as f64 > 0.75 {
+        return Some(Decided::Plain);
+    }
+    let mut key_of = vec![u32::MAX; span as usize + 1];
+    let mut distinct: Vec<T> = Vec::new();
+    let keys: Vec<u32> = values
+        .iter()
+        .map(|&v| {
+            let slot = &mut key_of[(v.into() - min) as usize];
+            if *slot == u32::MAX {
+                *slot = distinct.len() as u32;
+                distinct.push(v);
+            }
+            *slot
+        })
+        .collect();
+    let dtype = Dt::Dictionary(IntegerType::UInt32, Box::new(array.dtype().clone()), false);
+    let keys = PrimitiveArray::new(Dt::UInt32, keys.into(), None);
+    let distinct = PrimitiveArray::new(array.dtype().clone(), distinct.into(), None);
+    let dictionary = DictionaryArray::<u32>::try_new(dtype, keys, Box::new(distinct)).ok()?;
+    Some(Decided::Dictionary(Box::new(dictionary)))
 }
 
 impl std::fmt::Debug for TableWriter {
@@ -358,6 +446,66 @@ mod tests {
         let idx = df.column("index").unwrap().u32().unwrap();
         assert_eq!(idx.get(5), Some(5));
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// Integer columns whose values span more than 2^16 get their dictionary (or plain
+    /// encoding) from [`wide_dictionary`], not from the Parquet writer: the file must be the
+    /// one polars's own `ParquetWriter` writes, byte for byte, whichever way it decides.
+    #[test]
+    fn wide_integer_columns_are_written_as_polars_writes_them() {
+        let rows = 50_000u32;
+        let table = || {
+            Table::new()
+                // Few distinct values over a wide span, in no order: a dictionary.
+                .u32(
+                    "few",
+                    (0..rows).map(|i| (i * 7_919 % 97) * 70_001).collect(),
+                )
+                // Distinct values, wide: plain.
+                .u32("distinct", (0..rows).map(|i| i * 3 + 1_000_000).collect())
+                // Half distinct, wide, u64: a dictionary.
+                .u64(
+                    "half",
+                    (0..rows as u64)
+                        .map(|i| (i / 2) * 1_000 + (1 << 40))
+                        .collect(),
+                )
+                // A narrow span (the writer's own bitmask) and a column with nulls.
+                .u32("narrow", (0..rows).map(|i| i % 1_000).collect())
+                .opt_u32(
+                    "nulls",
+                    (0..rows)
+                        .map(|i| (i % 5 != 0).then_some(i % 300 * 100_000))
+                        .collect(),
+                )
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let ours = dir.path().join("ours.parquet");
+        write(table(), &ours).unwrap();
+        let theirs = dir.path().join("theirs.parquet");
+        let mut df = frame(table()).unwrap();
+        ParquetWriter::new(File::create(&theirs).unwrap())
+            .with_compression(ParquetCompression::Zstd(None))
+            .with_statistics(options().statistics)
+            .finish(&mut df)
+            .unwrap();
+        assert_eq!(fs::read(&ours).unwrap(), fs::read(&theirs).unwrap());
+        // And the decisions were the ones named above.
+        let array = |values: Vec<u32>| -> ArrayRef {
+            Box::new(polars_arrow::array::PrimitiveArray::from_vec(values))
+        };
+        let few = array((0..rows).map(|i| (i * 7_919 % 97) * 70_001).collect());
+        let Some(Decided::Dictionary(d)) = wide_dictionary(few.as_ref()) else {
+            panic!("a dictionary for 97 values over 6.7M");
+        };
+        assert_eq!(d.len(), rows as usize);
+        let distinct = array((0..rows).map(|i| i * 3 + 1_000_000).collect());
+        assert!(matches!(
+            wide_dictionary(distinct.as_ref()),
+            Some(Decided::Plain)
+        ));
+        let narrow = array((0..rows).map(|i| i % 1_000).collect());
+        assert!(wide_dictionary(narrow.as_ref()).is_none());
     }
 
     #[test]
