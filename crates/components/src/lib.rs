@@ -8,7 +8,10 @@
 //! its base graph and the labels' classes ([`cover`]), never visiting a lifted arc.
 //!
 //! The artifact has two sections: the component id of every state (`u32`) and the size of every
-//! component (`u64`); a table of one component leaves the ids out (every id is 0).
+//! component (`u64`); a table of one component leaves the ids out (every id is 0). A metric whose
+//! components are another metric's ([`huarong_core::Puzzle::same_components_as`]) stores no
+//! table at all, only which table of the same folder it is (two more sections: that table's
+//! fingerprint and payload checksum, and its file name), and reads as that table.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -20,7 +23,6 @@ use graph::{Csr, Rows};
 use huarong_core::shards::Opened;
 use huarong_core::{
     Artifact, ArtifactWriter, Expect, Fingerprint, Header, Outcome, Reporter, Section, StageError,
-    reuse_or_build,
 };
 use rayon::prelude::*;
 
@@ -66,7 +68,17 @@ enum Table {
         sizes: Vec<u64>,
         checksum: u64,
     },
+    /// Another metric's table of the same folder, named by a reference artifact (which stores
+    /// no ids and no sizes): the same bytes a copy would hold, so the same payload checksum.
+    Same {
+        source: Box<Components>,
+    },
 }
+
+/// Sections of a table stored as another one's ([`Table::Same`]): empty ids and sizes, then
+/// the source's fingerprint, payload checksum, file name length and file name (bytes packed
+/// eight to a `u64`, little-endian).
+const SAME_SECTIONS: usize = 3;
 
 impl Components {
     pub fn open(path: &Path, csr: &Csr) -> Result<Self, StageError> {
@@ -100,6 +112,9 @@ impl Components {
     /// A verified whole table: ids and sizes, or the size of its one component (at most a
     /// `u32` index's worth of states).
     fn whole(artifact: Artifact) -> Result<Self, StageError> {
+        if artifact.header().sections.len() == SAME_SECTIONS {
+            return Components::same(artifact);
+        }
         let sizes: &[u64] = artifact.section(1);
         let table = match (artifact.header().sections[0].len, sizes) {
             (0, &[n]) if n > u32::MAX as u64 => {
@@ -117,12 +132,58 @@ impl Components {
         Ok(Components { table })
     }
 
+    /// A table stored as another of its folder: that table, verified against the fingerprint
+    /// and payload checksum recorded with its name (a name only: no folder, never itself a
+    /// reference).
+    fn same(artifact: Artifact) -> Result<Self, StageError> {
+        let path = artifact.path().to_owned();
+        let invalid = |why: String| StageError::Invalid(format!("{}: {why}", path.display()));
+        let shape: Vec<(u32, u64)> = artifact
+            .header()
+            .sections
+            .iter()
+            .map(|s| (s.elem_size, s.len))
+            .collect();
+        if !matches!(shape[..], [(4, 0), (8, 0), (8, 3..)]) {
+            return Err(invalid(format!("not a reference's sections: {shape:?}")));
+        }
+        let &[fingerprint, checksum, len, ref packed @ ..] = artifact.section::<u64>(2) else {
+            unreachable!("three words at least, checked above");
+        };
+        let bytes: Vec<u8> = packed.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let name = usize::try_from(len)
+            .ok()
+            .and_then(|len| bytes.get(..len))
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .filter(|n| {
+                n.starts_with("components-") && !n.contains(['/', '\\']) && !n.contains("..")
+            })
+            .ok_or_else(|| invalid("the table it refers to is not named as one".into()))?;
+        let expect = Expect {
+            kind: KIND,
+            fingerprint: Some(fingerprint),
+        };
+        let source = Artifact::open(&path.with_file_name(name), expect)
+            .map_err(|e| invalid(format!("the table it is, {name}: {e}")))?;
+        if source.header().checksum != checksum {
+            return Err(invalid(format!("{name} changed since")));
+        }
+        if source.header().sections.len() == SAME_SECTIONS {
+            return Err(invalid(format!("{name} is itself a reference")));
+        }
+        let source = Box::new(Components::whole(source)?);
+        Ok(Components {
+            table: Table::Same { source },
+        })
+    }
+
     /// Component id of every state; ids count up in order of the components' smallest members.
     pub fn ids(&self) -> &[u32] {
         match &self.table {
             Table::Whole(a) => a.section(0),
             Table::One { zeros, .. } => zeros,
             Table::Parts { ids, .. } => ids,
+            Table::Same { source, .. } => source.ids(),
         }
     }
 
@@ -131,6 +192,19 @@ impl Components {
         match &self.table {
             Table::Whole(a) | Table::One { artifact: a, .. } => a.section(1),
             Table::Parts { sizes, .. } => sizes,
+            Table::Same { source, .. } => source.sizes(),
+        }
+    }
+
+    /// Where the table is stored whole, as one artifact: its path, fingerprint and payload
+    /// checksum (`None` for parts).
+    fn stored(&self) -> Option<(&Path, u64, u64)> {
+        match &self.table {
+            Table::Whole(a) | Table::One { artifact: a, .. } => {
+                Some((a.path(), a.header().fingerprint, a.header().checksum))
+            }
+            Table::Parts { .. } => None,
+            Table::Same { source, .. } => source.stored(),
         }
     }
 
@@ -143,6 +217,7 @@ impl Components {
         match &self.table {
             Table::Whole(a) | Table::One { artifact: a, .. } => a.header().checksum,
             Table::Parts { checksum, .. } => *checksum,
+            Table::Same { source, .. } => source.checksum(),
         }
     }
 }
@@ -170,13 +245,45 @@ pub fn run_copying(
     label: &str,
     force: bool,
 ) -> Result<(Components, Outcome), StageError> {
-    build(csr, path, label, force, || {
-        let n = csr.node_count();
-        Ok(match &from.table {
-            // Zeros no page of which is touched.
-            Table::One { .. } => (vec![0; n], from.sizes().to_vec()),
-            _ => (from.ids().to_vec(), from.sizes().to_vec()),
-        })
+    let n = csr.node_count();
+    if from.ids().len() != n {
+        return Err(StageError::Invalid(format!(
+            "{label}: another metric's {} component ids for {n} states",
+            from.ids().len()
+        )));
+    }
+    let fp = fingerprint(csr);
+    // Stored as a reference to `from` where it is one artifact of the same folder.
+    let source = from
+        .stored()
+        .filter(|(p, _, _)| p.parent() == path.parent())
+        .and_then(|(p, fp, checksum)| Some((p.file_name()?.to_str()?.to_owned(), fp, checksum)));
+    build_with(fp, path, force, |path| match &source {
+        Some((name, source_fp, checksum)) => {
+            let mut words = vec![*source_fp, *checksum, name.len() as u64];
+            words.extend(name.as_bytes().chunks(8).map(|c| {
+                let mut w = [0u8; 8];
+                w[..c.len()].copy_from_slice(c);
+                u64::from_le_bytes(w)
+            }));
+            let w = ArtifactWriter::create(
+                path,
+                KIND,
+                fp,
+                label,
+                &[
+                    Section::of::<u32>(0),
+                    Section::of::<u64>(0),
+                    Section::of::<u64>(words.len() as u64),
+                ],
+            )?;
+            w.write(2, 0, &words)?;
+            Ok(w.finish()?)
+        }
+        None => {
+            let ids: &[u32] = if from.count() == 1 { &[] } else { from.ids() };
+            write_table(ids, from.sizes(), path, fp, label)
+        }
     })
 }
 
@@ -293,11 +400,7 @@ fn build(
     table: impl FnOnce() -> Result<(Vec<u32>, Vec<u64>), StageError>,
 ) -> Result<(Components, Outcome), StageError> {
     let fp = fingerprint(csr);
-    let expect = Expect {
-        kind: KIND,
-        fingerprint: Some(fp),
-    };
-    let (artifact, outcome) = reuse_or_build(path, expect, force, |path| {
+    build_with(fp, path, force, |path| {
         let (ids, sizes) = table()?;
         if ids.len() != csr.node_count() {
             return Err(StageError::Invalid(format!(
@@ -309,7 +412,30 @@ fn build(
         // One component: its size says it all (the eleven puzzles' 958 MB of zeros).
         let ids: &[u32] = if sizes.len() == 1 { &[] } else { &ids };
         write_table(ids, &sizes, path, fp, label)
-    })?;
+    })
+}
+
+/// Reuses the table at `path` if it verifies against `fp` and reads back (a reference's table
+/// too), else writes it with `write`.
+fn build_with(
+    fp: u64,
+    path: &Path,
+    force: bool,
+    write: impl FnOnce(&Path) -> Result<Header, StageError>,
+) -> Result<(Components, Outcome), StageError> {
+    let expect = Expect {
+        kind: KIND,
+        fingerprint: Some(fp),
+    };
+    let outcome = match huarong_core::try_reuse(path, expect, force) {
+        Ok(artifact) => match Components::whole(artifact) {
+            Ok(table) => return Ok((table, Outcome::Reused)),
+            Err(e) => Outcome::Rebuilt(e.to_string()),
+        },
+        Err(outcome) => outcome,
+    };
+    let written = write(path)?;
+    let artifact = Artifact::open_written(path, &written)?;
     Ok((Components::whole(artifact)?, outcome))
 }
 
@@ -778,6 +904,73 @@ mod tests {
                 assert_eq!(table(p.as_ref(), m), step, "{} metric {m}", p.space_id());
             }
         }
+    }
+
+    /// A metric whose components are another's is stored as a reference to that table and
+    /// reads back as it; a reference whose table changed is rebuilt, and one naming a file
+    /// outside its folder is refused.
+    #[test]
+    fn a_copied_table_is_a_reference_that_reads_back_as_its_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let q = &Reporter::quiet();
+        let p = Unlabeled::new("h2v3s2".parse::<PieceSet>().unwrap());
+        let (states, _) = enumerate::run(&p, &dir.path().join("s"), true, q).unwrap();
+        let graph = |m: usize| {
+            let path = dir.path().join(format!("g{m}"));
+            graph::run(&p, &states, m, &path, true, q).unwrap().0
+        };
+        let (step, straight) = (graph(0), graph(1));
+        let step_path = dir.path().join("components-step.bin");
+        let (source, _) = run(&step, &step.view(), &step_path, "step", true, q).unwrap();
+        assert!(source.count() > 1, "a table of several components");
+        let path = dir.path().join("components-straight.bin");
+        let (copy, outcome) = run_copying(&straight, &source, &path, "straight", false).unwrap();
+        assert!(matches!(outcome, Outcome::Built));
+        assert!(
+            std::fs::metadata(&path).unwrap().len() < 512,
+            "no table stored"
+        );
+        let reopened = Components::open(&path, &straight).unwrap();
+        for c in [&copy, &reopened] {
+            assert_eq!(c.ids(), source.ids());
+            assert_eq!(c.sizes(), source.sizes());
+            assert_eq!(c.checksum(), source.checksum());
+        }
+        let (_, outcome) = run_copying(&straight, &source, &path, "straight", false).unwrap();
+        assert!(matches!(outcome, Outcome::Reused));
+        // The source rewritten with other contents: the reference no longer reads, and is
+        // rebuilt rather than reused.
+        let mut ids = source.ids().to_vec();
+        let other = ids.iter().position(|&c| c != ids[0]).unwrap();
+        ids.swap(0, other);
+        let sizes = source.sizes().to_vec();
+        drop((copy, reopened, source));
+        write_table(&ids, &sizes, &step_path, fingerprint(&step), "step").unwrap();
+        let err = Components::open(&path, &straight).unwrap_err().to_string();
+        assert!(err.contains("changed since"), "{err}");
+        let (source, _) = Components::open(&step_path, &step)
+            .map(|c| (c, ()))
+            .unwrap();
+        let (_, outcome) = run_copying(&straight, &source, &path, "straight", false).unwrap();
+        assert!(matches!(outcome, Outcome::Rebuilt(_)), "{outcome:?}");
+        // A reference naming a file elsewhere.
+        let name = "../components-step.bin";
+        let mut words = vec![fingerprint(&step), source.checksum(), name.len() as u64];
+        words.extend(name.as_bytes().chunks(8).map(|c| {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            u64::from_le_bytes(w)
+        }));
+        let shape = [
+            Section::of::<u32>(0),
+            Section::of::<u64>(0),
+            Section::of::<u64>(words.len() as u64),
+        ];
+        let w = ArtifactWriter::create(&path, KIND, fingerprint(&straight), "x", &shape).unwrap();
+        w.write(2, 0, &words).unwrap();
+        w.finish().unwrap();
+        let err = Components::open(&path, &straight).unwrap_err().to_string();
+        assert!(err.contains("not named as one"), "{err}");
     }
 
     #[test]

@@ -57,7 +57,8 @@ fn checksums(pipeline: &str, dir: &Path) -> BTreeMap<String, String> {
 ///
 /// A ranked space's state table (format 2) stores no codes: they are computed by its puzzle
 /// and hashed as the recording's table of codes. A table of one component (components format
-/// 2) stores no ids: they are all 0, and hashed as the recording's ids.
+/// 2) stores no ids: they are all 0, and hashed as the recording's ids; a table stored as a
+/// reference to another metric's is hashed as that table's ids and sizes.
 fn recorded_form(
     artifact: &huarong_core::Artifact,
     puzzle: Option<&dyn huarong_core::Puzzle>,
@@ -71,8 +72,9 @@ fn recorded_form(
         return rewritten("states", h.fingerprint, &[&codes[..]], &[]);
     }
     if h.kind == "components" && h.sections[0].len == 0 {
-        let sizes: &[u64] = artifact.section(1);
-        let ids = vec![0u32; sizes.iter().sum::<u64>() as usize];
+        // Every id 0, or (three sections) another metric's table of the folder, read back.
+        let table = components::Components::open_with(artifact.path(), h.fingerprint).unwrap();
+        let (ids, sizes) = (table.ids().to_vec(), table.sizes());
         let dir = tempfile::tempdir().unwrap();
         let shape = [
             huarong_core::Section::of::<u32>(ids.len() as u64),

@@ -472,10 +472,12 @@ fn whole_tables<P: Puzzle + ?Sized, R: graph::Rows>(
     })?;
     let comps = timer.time(&format!("comps {name}"), || {
         let path = dir.join(files::components(name));
+        // Another metric's table where the puzzle says they are the same (on any engine: no
+        // search needed).
+        if let Some(from) = like.filter(|_| !csr.is_directed()) {
+            return components::run_copying(csr, from, &path, &label, force);
+        }
         match opts.engine.cluster(puzzle) {
-            None if let Some(from) = like.filter(|_| !csr.is_directed()) => {
-                components::run_copying(csr, from, &path, &label, force)
-            }
             None => {
                 // The search just made tells which states share the sources' component.
                 let reached = (!csr.is_directed()).then(|| components::Reached {
