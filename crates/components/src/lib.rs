@@ -177,6 +177,26 @@ impl Components {
         })
     }
 
+    /// The table stored whole in `artifact`, already verified (a reference: the table it names,
+    /// verified in turn).
+    pub fn from_artifact(artifact: Artifact) -> Result<Self, StageError> {
+        Components::whole(artifact)
+    }
+
+    /// The artifact whose section 0 holds the ids, when one does (a reference: its source's);
+    /// else the table back (parts, or one component whose ids are not stored).
+    pub fn into_ids_artifact(self) -> Result<Artifact, Self> {
+        match self.table {
+            Table::Whole(artifact) => Ok(artifact),
+            Table::Same { source } => source.into_ids_artifact().map_err(|source| Components {
+                table: Table::Same {
+                    source: Box::new(source),
+                },
+            }),
+            table => Err(Components { table }),
+        }
+    }
+
     /// Component id of every state; ids count up in order of the components' smallest members.
     pub fn ids(&self) -> &[u32] {
         match &self.table {

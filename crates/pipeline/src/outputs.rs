@@ -285,12 +285,23 @@ impl Outputs {
         let metric = self.metric_name(space, metric)?;
         let n = self.len(space)?;
         let name = files::components(metric);
-        let parts = self.open_artifact(space, &name, components::KIND)?;
-        if let [whole] = &parts[..]
-            && whole.header().sections[0].len == 0
-        {
-            // One component: its ids are not stored.
-            return Ok(Values::Owned(vec![0; n]));
+        let mut parts = self.open_artifact(space, &name, components::KIND)?;
+        if parts.len() == 1 {
+            // Whole: its own ids, another metric's (a reference to that table, followed), or
+            // one component's zeros (not stored).
+            let whole = parts.pop().expect("one part");
+            let table = components::Components::from_artifact(whole)?;
+            return match table.into_ids_artifact() {
+                Ok(ids) => {
+                    let file = ids.path().file_name().map(|f| f.to_string_lossy());
+                    let key = format!("{space}/{}", file.unwrap_or_default());
+                    if self.vouched.get(&key) != Some(&ids.header().checksum) {
+                        return Err(OutputsError::Changed(ids.path().to_owned()));
+                    }
+                    self.column(space, &name, vec![ids], n)
+                }
+                Err(table) => self.sized(space, &name, Values::Owned(table.ids().to_vec()), n),
+            };
         }
         self.column(space, &name, parts, n)
     }
@@ -312,6 +323,18 @@ impl Outputs {
         } else {
             Values::Owned(shards::interleave_section(&parts, 0, &path)?)
         };
+        self.sized(space, name, values, n)
+    }
+
+    /// `values` of the artifact `name`, checked to be `n`.
+    fn sized<T: bytemuck::Pod>(
+        &self,
+        space: &str,
+        name: &str,
+        values: Values<T>,
+        n: usize,
+    ) -> Result<Values<T>, OutputsError> {
+        let path = self.dir.join(space).join(name);
         if values.as_slice().len() != n {
             return Err(StageError::Invalid(format!(
                 "{}: {} values for {n} states",

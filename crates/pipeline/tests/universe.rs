@@ -13,6 +13,7 @@ use pipeline::play::Atlas;
 use pipeline::solve::{Solution, Source, instance};
 use pipeline::space::files;
 use pipeline::{Pipeline, RunOptions, run_pipeline};
+use std::path::Path;
 
 #[test]
 fn universe_slice_matches_the_references_and_solves_from_its_tables() {
@@ -33,6 +34,16 @@ fn universe_slice_matches_the_references_and_solves_from_its_tables() {
     );
     assert!(!report.tables.iter().any(|(f, _)| f.starts_with("states-")));
 
+    // The notebook reader (`pipeline::outputs`, the Python package's) sees the same tables;
+    // every metric's components after the first are references to the first's table.
+    let outputs = pipeline::outputs::Outputs::open(
+        dir.path(),
+        Some(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/pipelines/klotski-universe-mini.toml"
+        ))),
+    )
+    .unwrap();
     let mut hardest = 0;
     for space in &report.spaces {
         let set = space.space_id.strip_suffix("-unlabeled").unwrap();
@@ -53,6 +64,13 @@ fn universe_slice_matches_the_references_and_solves_from_its_tables() {
                 "{} {name}",
                 space.space_id
             );
+            let read = outputs.components(&space.space_id, name).unwrap();
+            assert_eq!(read.as_slice(), comps.ids(), "{} {name}", space.space_id);
+            assert_eq!(read.is_mapped(), comps.count() > 1, "{}", space.space_id);
+            if comps.count() > 1 {
+                let step = space.dir.join(files::components("step"));
+                assert_eq!(read.path(), Some(step.as_path()), "{}", space.space_id);
+            }
             assert_eq!(
                 dist.values(),
                 &distances::reference::bfs(&csr, &goals)[..],
