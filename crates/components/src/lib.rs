@@ -185,15 +185,15 @@ impl Components {
 
     /// The artifact whose section 0 holds the ids, when one does (a reference: its source's);
     /// else the table back (parts, or one component whose ids are not stored).
-    pub fn into_ids_artifact(self) -> Result<Artifact, Self> {
+    pub fn into_ids_artifact(self) -> Result<Artifact, Box<Self>> {
         match self.table {
             Table::Whole(artifact) => Ok(artifact),
-            Table::Same { source } => source.into_ids_artifact().map_err(|source| Components {
-                table: Table::Same {
-                    source: Box::new(source),
-                },
+            Table::Same { source } => source.into_ids_artifact().map_err(|source| {
+                Box::new(Components {
+                    table: Table::Same { source },
+                })
             }),
-            table => Err(Components { table }),
+            table => Err(Box::new(Components { table })),
         }
     }
 
