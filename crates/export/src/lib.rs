@@ -14,9 +14,11 @@ pub use huarong_core::table::{Column as TableColumn, Table};
 use polars::io::parquet::write::get_encodings;
 use polars::prelude::*;
 use polars_arrow::bitmap::Bitmap;
+use polars_parquet::parquet::CowBuffer;
+use polars_parquet::parquet::schema::types::PrimitiveType as PrimitiveTypeInfo;
 use polars_parquet::write::{
-    CompressedPage, CompressionOptions, Encoding, ParquetType, Version, WriteOptions,
-    array_to_columns, compress,
+    CompressedDataPage, CompressedPage, CompressionOptions, Descriptor, Encoding, FieldInfo, Page,
+    ParquetType, Version, WriteOptions, array_to_columns, compress,
 };
 use rayon::prelude::*;
 
@@ -203,33 +205,109 @@ fn options() -> WriteOptions {
     }
 }
 
-/// Every page of one column of a row group, encoded and compressed.
+/// Every page of one column of a row group, encoded and compressed — for each of `types`:
+/// columns holding the same values (a puzzle's metrics that share their components) are
+/// encoded and compressed once, their pages copied.
 fn column_pages(
     array: &ArrayRef,
-    type_: &ParquetType,
+    types: &[&ParquetType],
     encodings: &[Encoding],
-) -> PolarsResult<Vec<Vec<CompressedPage>>> {
+) -> PolarsResult<Vec<Vec<Vec<CompressedPage>>>> {
     let options = options();
     let decided = match encodings {
         [Encoding::RleDictionary] => wide_dictionary(array.as_ref()),
         _ => None,
     };
-    let columns = match decided {
+    let type_ = types[0].clone();
+    let leaves = match decided {
         Some(Decided::Dictionary(dictionary)) => {
-            array_to_columns(&dictionary, type_.clone(), options, encodings)?
+            array_to_columns(&dictionary, type_, options, encodings)?
         }
-        Some(Decided::Plain) => {
-            array_to_columns(array, type_.clone(), options, &[Encoding::Plain])?
-        }
-        None => array_to_columns(array, type_.clone(), options, encodings)?,
+        Some(Decided::Plain) => array_to_columns(array, type_, options, &[Encoding::Plain])?,
+        None => array_to_columns(array, type_, options, encodings)?,
     };
-    columns
-        .into_iter()
-        .map(|leaf| {
-            leaf.map(|page| Ok(compress(page?, Vec::new(), options.compression)?))
-                .collect()
-        })
-        .collect()
+    let mut out: Vec<Vec<Vec<CompressedPage>>> = types.iter().map(|_| Vec::new()).collect();
+    for leaf in leaves {
+        let mut pages: Vec<Vec<CompressedPage>> = types.iter().map(|_| Vec::new()).collect();
+        for page in leaf {
+            match page? {
+                // Small (the distinct values): compressed for every copy.
+                Page::Dict(dict) => {
+                    for copy in &mut pages {
+                        let page = Page::Dict(dict.clone());
+                        copy.push(compress(page, Vec::new(), options.compression)?);
+                    }
+                }
+                Page::Data(data) => {
+                    let descriptor = data.descriptor.clone();
+                    let num_rows = data.num_rows;
+                    let compressed = compress(Page::Data(data), Vec::new(), options.compression)?;
+                    let CompressedPage::Data(mut first) = compressed else {
+                        unreachable!("a data page compresses to a data page");
+                    };
+                    for (copy, type_) in pages[1..].iter_mut().zip(&types[1..]) {
+                        let ParquetType::PrimitiveType(primitive) = type_ else {
+                            unreachable!("only primitive columns are shared");
+                        };
+                        let descriptor = Descriptor {
+                            primitive_type: primitive.clone(),
+                            ..descriptor.clone()
+                        };
+                        copy.push(CompressedPage::Data(CompressedDataPage::new(
+                            first.header().clone(),
+                            CowBuffer::Owned(first.slice_mut().to_vec()),
+                            first.compression(),
+                            first.uncompressed_size(),
+                            descriptor,
+                            num_rows.unwrap_or_else(|| first.num_values()),
+                        )));
+                    }
+                    pages[0].push(CompressedPage::Data(first));
+                }
+            }
+        }
+        for (column, leaf) in out.iter_mut().zip(pages) {
+            column.push(leaf);
+        }
+    }
+    Ok(out)
+}
+
+/// Whether column `j` of a batch holds what column `i` does, in a Parquet type differing only
+/// in its name: one non-null primitive integer column of the same values, so that its pages
+/// are the same bytes.
+fn same_column(
+    arrays: &[ArrayRef],
+    types: &[ParquetType],
+    encodings: &[Vec<Encoding>],
+    i: usize,
+    j: usize,
+) -> bool {
+    use polars_arrow::array::{Array, PrimitiveArray};
+    fn values<T: polars_arrow::types::NativeType>(a: &ArrayRef) -> Option<&[T]> {
+        let a = a.as_any().downcast_ref::<PrimitiveArray<T>>()?;
+        (Array::null_count(a) == 0).then(|| a.values().as_slice())
+    }
+    let (ParquetType::PrimitiveType(a), ParquetType::PrimitiveType(b)) = (&types[i], &types[j])
+    else {
+        return false;
+    };
+    let renamed = PrimitiveTypeInfo {
+        field_info: FieldInfo {
+            name: a.field_info.name.clone(),
+            ..b.field_info.clone()
+        },
+        ..b.clone()
+    };
+    if renamed != *a || encodings[i] != encodings[j] || arrays[i].dtype() != arrays[j].dtype() {
+        return false;
+    }
+    use polars_arrow::datatypes::ArrowDataType as Dt;
+    match arrays[i].dtype() {
+        Dt::UInt32 => values::<u32>(&arrays[i]).is_some_and(|v| Some(v) == values(&arrays[j])),
+        Dt::UInt64 => values::<u64>(&arrays[i]).is_some_and(|v| Some(v) == values(&arrays[j])),
+        _ => false,
+    }
 }
 
 /// How the Parquet writer would encode an integer column, decided here instead.
@@ -395,14 +473,36 @@ impl Batched {
             if batch.is_empty() {
                 continue;
             }
-            let columns: Vec<Vec<Vec<CompressedPage>>> = batch
-                .columns()
+            let arrays = batch.columns();
+            let (types, encodings) = (&self.types, &self.encodings);
+            // Each column's first equal column: only those are encoded.
+            let first: Vec<usize> = (0..arrays.len())
+                .map(|j| {
+                    (0..j)
+                        .find(|&i| same_column(arrays, types, encodings, i, j))
+                        .unwrap_or(j)
+                })
+                .collect();
+            let groups: Vec<Vec<usize>> = (0..arrays.len())
+                .filter(|&i| first[i] == i)
+                .map(|i| (i..arrays.len()).filter(|&j| first[j] == i).collect())
+                .collect();
+            let encoded: Vec<Vec<Vec<Vec<CompressedPage>>>> = groups
                 .par_iter()
-                .zip(&self.types)
-                .zip(&self.encodings)
-                .map(|((array, type_), encodings)| column_pages(array, type_, encodings))
+                .map(|group| {
+                    let group_types: Vec<&ParquetType> = group.iter().map(|&j| &types[j]).collect();
+                    column_pages(&arrays[group[0]], &group_types, &encodings[group[0]])
+                })
                 .collect::<PolarsResult<_>>()?;
-            let leaves: Vec<Vec<CompressedPage>> = columns.into_iter().flatten().collect();
+            let mut columns: Vec<Option<Vec<Vec<CompressedPage>>>> =
+                (0..arrays.len()).map(|_| None).collect();
+            for (group, pages) in groups.iter().zip(encoded) {
+                for (&j, pages) in group.iter().zip(pages) {
+                    columns[j] = Some(pages);
+                }
+            }
+            let leaves: Vec<Vec<CompressedPage>> =
+                columns.into_iter().flatten().flatten().collect();
             self.writer.write_row_group(batch.len() as u64, &leaves)?;
         }
         Ok(())
@@ -449,8 +549,9 @@ mod tests {
     }
 
     /// Integer columns whose values span more than 2^16 get their dictionary (or plain
-    /// encoding) from [`wide_dictionary`], not from the Parquet writer: the file must be the
-    /// one polars's own `ParquetWriter` writes, byte for byte, whichever way it decides.
+    /// encoding) from [`wide_dictionary`], not from the Parquet writer, and a column equal to
+    /// an earlier one gets copies of its pages: the file must be the one polars's own
+    /// `ParquetWriter` writes, byte for byte, whichever way it decides.
     #[test]
     fn wide_integer_columns_are_written_as_polars_writes_them() {
         let rows = 50_000u32;
@@ -472,6 +573,19 @@ mod tests {
                 )
                 // A narrow span (the writer's own bitmask) and a column with nulls.
                 .u32("narrow", (0..rows).map(|i| i % 1_000).collect())
+                // Columns equal to earlier ones (encoded once, their pages copied), and one
+                // equal but for its last value.
+                .u32(
+                    "few_again",
+                    (0..rows).map(|i| (i * 7_919 % 97) * 70_001).collect(),
+                )
+                .u32("narrow_again", (0..rows).map(|i| i % 1_000).collect())
+                .u32(
+                    "narrow_but_one",
+                    (0..rows)
+                        .map(|i| if i + 1 == rows { 7 } else { i % 1_000 })
+                        .collect(),
+                )
                 .opt_u32(
                     "nulls",
                     (0..rows)
