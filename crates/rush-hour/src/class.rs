@@ -225,6 +225,10 @@ pub(crate) struct Ranked {
     pub toggled: Vec<u8>,
     /// Its cells (board bits).
     pub mask: Vec<u64>,
+    /// Under pattern `p`, each signature with the ranks that have it (bits):
+    /// `groups[group_first[p]..group_first[p + 1]]`.
+    pub group_first: Vec<u32>,
+    pub groups: Vec<(u8, u32)>,
 }
 
 impl Ranked {
@@ -240,6 +244,7 @@ impl Ranked {
         let mut ranked = Ranked {
             len,
             first: vec![0],
+            group_first: Vec::with_capacity(valid.len() + 1),
             sig: vec![u8::MAX; valid.len() * len],
             toggled: vec![u8::MAX; valid.len() * len * n],
             mask: vec![0; valid.len() * len],
@@ -269,7 +274,17 @@ impl Ranked {
                 }
                 ranked.first.push(ranked.delta.len() as u32);
             }
+            ranked.group_first.push(ranked.groups.len() as u32);
+            let from = ranked.groups.len();
+            for rho in 0..list.len() {
+                let sig = ranked.sig[p * len + rho];
+                match ranked.groups[from..].iter_mut().find(|(s, _)| *s == sig) {
+                    Some((_, bits)) => *bits |= 1 << rho,
+                    None => ranked.groups.push((sig, 1 << rho)),
+                }
+            }
         }
+        ranked.group_first.push(ranked.groups.len() as u32);
         ranked
     }
 }

@@ -460,6 +460,8 @@ pub(crate) struct Scratch {
     clusters: Vec<Cluster>,
     /// Per layout: its distance to a goal.
     dist: Vec<u8>,
+    /// Per layout: a bit, reached by the search.
+    seen: Vec<u64>,
 }
 
 /// A cluster's numbers as the census gathers them.
@@ -499,6 +501,7 @@ fn census_class(
         farthest,
         clusters,
         dist,
+        seen,
     } = scratch;
     out.classes += 1;
     out.layouts += class.len();
@@ -543,7 +546,7 @@ fn census_class(
     // Distances from every goal at once (a layout's nearest goal is in its cluster); each
     // block's largest, then each cluster's.
     let levels = class
-        .goal_distances(dist, farthest)
+        .goal_distances(dist, seen, farthest)
         .ok_or(UniverseError::Distance(UNREACHED as u32 - 1))?;
     for (d, &count) in levels.iter().enumerate() {
         bump(&mut out.layouts_by_distance, d, count);
@@ -753,8 +756,10 @@ mod tests {
             for k in units {
                 let class = u.class(&u.units[k]);
                 let len = class.len() as usize;
-                let (mut dist, mut farthest) = (Vec::new(), Vec::new());
-                let levels = class.goal_distances(&mut dist, &mut farthest).unwrap();
+                let (mut dist, mut seen, mut farthest) = (Vec::new(), Vec::new(), Vec::new());
+                let levels = class
+                    .goal_distances(&mut dist, &mut seen, &mut farthest)
+                    .unwrap();
                 // A plain breadth-first search from the goals over the class's moves.
                 let mut plain = vec![UNREACHED; len];
                 let mut queue = std::collections::VecDeque::new();

@@ -9,6 +9,10 @@
 //! the target, and one look at the target's bytes settles all the run's layouts at once. Only
 //! the last column's moves are looked up per layout ([`Ranked`]: moves as rank differences,
 //! ranks with a cell toggled, cells and signatures by rank).
+//!
+//! Whether a target is reached is asked of a bit per layout, not of its byte: the moves' targets
+//! are scattered over the class, and the bits of a class of millions of layouts stay in the
+//! core's cache where its bytes do not. A byte is written only when its layout is reached.
 
 use super::{Class, Combo, Ranked};
 
@@ -29,6 +33,14 @@ struct Step {
     swept: u64,
     /// The last column's ranks whose arrangement leaves those cells free (bits).
     fits: u32,
+}
+
+/// The bits `start..start + len` (`len ≤ 32`) of `seen`, which has a word past its last bit.
+#[inline]
+fn reached(seen: &[u64], start: usize, len: usize) -> u32 {
+    let (w, b) = (start / 64, start % 64);
+    let pair = seen[w] as u128 | (seen[w + 1] as u128) << 64;
+    ((pair >> b) as u32) & (u32::MAX >> (32 - len))
 }
 
 /// `x / radix` for `x · radix < 2³²`, by a multiplication: `(x · ⌈2³² / radix⌉) >> 32` is
@@ -120,9 +132,11 @@ impl Class<'_> {
     /// (the level that reached its last layout; [`UNREACHED`] for a block no goal reaches).
     /// Returns the number of layouts at each distance; `None` if some layout is 255 or more
     /// moves from its goals.
+    /// `seen` is the search's bit per layout (reached or not), kept to be reused.
     pub(crate) fn goal_distances(
         &self,
         dist: &mut Vec<u8>,
+        seen: &mut Vec<u64>,
         farthest: &mut Vec<u8>,
     ) -> Option<Vec<u64>> {
         assert!((1..=6).contains(&self.n), "at most 6 columns");
@@ -130,12 +144,15 @@ impl Class<'_> {
         let (first, steps) = self.steps();
         dist.clear();
         dist.resize(len, UNREACHED);
+        seen.clear();
+        seen.resize(len / 64 + 2, 0);
         let mut levels = vec![0u64];
         farthest.clear();
         farthest.reserve(self.blocks as usize);
         let mut search = Search {
             class: self,
             dist,
+            seen,
             // Reciprocals of every radix a combination has (at most a column's arrangements).
             magic: (0..=u8::MAX as u64)
                 .map(|r| if r == 0 { 0 } else { (1u64 << 32).div_ceil(r) })
@@ -159,6 +176,9 @@ impl Class<'_> {
                 self.end(k as usize),
             );
             search.dist[start..end].fill(0);
+            for t in start..end {
+                search.seen[t / 64] |= 1 << (t % 64);
+            }
             levels[0] += (end - start) as u64;
             search.unreached[k as usize] = 0;
         }
@@ -198,6 +218,8 @@ impl Class<'_> {
 struct Search<'a, 'c> {
     class: &'a Class<'c>,
     dist: &'a mut [u8],
+    /// A bit per layout: reached.
+    seen: &'a mut [u64],
     magic: Vec<u64>,
     /// Per row combination and per block: its layouts not reached yet.
     unreached: Vec<u32>,
@@ -211,18 +233,24 @@ struct Search<'a, 'c> {
 }
 
 impl Search<'_, '_> {
-    /// Gives layout `t` distance `d` if it has none yet; `block` is its block.
+    /// Whether layout `t` has its distance.
     #[inline]
-    fn reach(&mut self, t: usize, d: u8, combo: usize, block: impl FnOnce() -> u32) {
-        if self.dist[t] == UNREACHED {
-            self.dist[t] = d;
-            self.found += 1;
-            self.unreached[combo] -= 1;
-            let b = block() as usize;
-            self.open[b] -= 1;
-            if self.open[b] == 0 {
-                self.farthest[b] = d;
-            }
+    fn is_reached(&self, t: usize) -> bool {
+        self.seen[t / 64] >> (t % 64) & 1 == 1
+    }
+
+    /// Gives layout `t`, which has no distance yet, distance `d`; `combo` is its row
+    /// combination and `block` its block.
+    #[inline]
+    fn settle(&mut self, t: usize, d: u8, combo: usize, block: u32) {
+        self.seen[t / 64] |= 1 << (t % 64);
+        self.dist[t] = d;
+        self.found += 1;
+        self.unreached[combo] -= 1;
+        let b = block as usize;
+        self.open[b] -= 1;
+        if self.open[b] == 0 {
+            self.farthest[b] = d;
         }
     }
 
@@ -318,31 +346,46 @@ impl Search<'_, '_> {
             prefix += col.sig[i] as u32 * combo.block_weight[c];
         }
         let block = |i: usize| prefix + tail.sig[tail_at + i] as u32 * combo.block_weight[last];
-        // Vertical moves stay in the row combination (in the block): none once it is all
-        // reached. The other columns': a run onto a run.
-        let vertical = if self.unreached[k] > 0 { last } else { 0 };
+        // Vertical moves stay in the layout's block: only the layouts of blocks with layouts
+        // left move vertically.
+        let mut open = 0u32;
+        if self.unreached[k] > 0 {
+            let p = combo.pattern[last] as usize;
+            let groups =
+                &tail.groups[tail.group_first[p] as usize..tail.group_first[p + 1] as usize];
+            for &(sig, ranks) in groups {
+                if self.open[(prefix + sig as u32 * combo.block_weight[last]) as usize] > 0 {
+                    open |= ranks;
+                }
+            }
+        }
+        let open = hits & open;
+        // The other columns': a run onto a run.
+        let vertical = if open != 0 { last } else { 0 };
         for c in 0..vertical {
             let col = &ranked[c];
             let w = combo.weight[c] as isize;
             for &delta in &col.delta[col.first[at[c]] as usize..col.first[at[c] + 1] as usize] {
                 let base = (start as isize + delta as isize * w) as usize;
-                let mut new = hits & matches(self.dist, base, run_len, UNREACHED);
+                let mut new = open & !reached(self.seen, base, run_len);
                 while new != 0 {
                     let i = new.trailing_zeros() as usize;
                     new &= new - 1;
-                    self.reach(base + i, d + 1, k, || block(i));
+                    self.settle(base + i, d + 1, k, block(i));
                 }
             }
         }
         // The last column's, layout by layout.
-        let mut bits = if self.unreached[k] > 0 { hits } else { 0 };
+        let mut bits = open;
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             let a = tail_at + i;
             for &delta in &tail.delta[tail.first[a] as usize..tail.first[a + 1] as usize] {
                 let t = (start as isize + i as isize + delta as isize) as usize;
-                self.reach(t, d + 1, k, || block(i));
+                if !self.is_reached(t) {
+                    self.settle(t, d + 1, k, block(i));
+                }
             }
         }
         // Horizontal moves: the run onto a run of the target row combination.
@@ -362,29 +405,46 @@ impl Search<'_, '_> {
                 }
                 base += moved[c] as u32 * step.weight[c];
             }
-            // The target's block, from its ranks (only for a layout reached).
-            let target_block = |rank: usize| {
-                let next = &class.combos[to];
+            // The target's block: what the other columns decide, asked once a layout is
+            // reached, and the last column's signature.
+            let next = &class.combos[to];
+            let head = || {
                 let mut b = next.block_offset as u32;
-                for c in 0..n {
+                for c in 0..last {
                     let col = &ranked[c];
-                    let m = if c == last { rank as u8 } else { moved[c] };
-                    b += col.sig[next.pattern[c] as usize * col.len + m as usize] as u32
+                    b += col.sig[next.pattern[c] as usize * col.len + moved[c] as usize] as u32
                         * next.block_weight[c];
                 }
                 b
             };
+            let tail_next = next.pattern[last] as usize * tail.len;
+            let tail_weight = next.block_weight[last];
             let base = base as usize;
-            let toggled = step.toggled >> last & 1 == 1;
+            if step.toggled >> last & 1 == 0 {
+                // The last column keeps its rank: the run onto a run, settled at one look.
+                let mut new = bits & !reached(self.seen, base, run_len);
+                if new == 0 {
+                    continue;
+                }
+                let head = head();
+                while new != 0 {
+                    let i = new.trailing_zeros() as usize;
+                    new &= new - 1;
+                    let b = head + tail.sig[tail_next + i] as u32 * tail_weight;
+                    self.settle(base + i, d + 1, to, b);
+                }
+                continue;
+            }
+            let mut known = None;
             while bits != 0 {
                 let i = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let rank = if toggled {
-                    tail.toggled[(tail_at + i) * n + r] as usize
-                } else {
-                    i
-                };
-                self.reach(base + rank, d + 1, to, || target_block(rank));
+                let rank = tail.toggled[(tail_at + i) * n + r] as usize;
+                if !self.is_reached(base + rank) {
+                    let b = *known.get_or_insert_with(head)
+                        + tail.sig[tail_next + rank] as u32 * tail_weight;
+                    self.settle(base + rank, d + 1, to, b);
+                }
             }
         }
     }
