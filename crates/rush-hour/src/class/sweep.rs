@@ -197,7 +197,15 @@ impl Class<'_> {
                     k += 1;
                 }
                 let moves = &steps[first[k] as usize..first[k + 1] as usize];
-                search.expand_combo(k, s, d, moves);
+                // The board's size as a constant: the column loops unrolled, unchecked.
+                match self.n {
+                    1 => search.expand_combo::<1>(k, s, d, moves),
+                    2 => search.expand_combo::<2>(k, s, d, moves),
+                    3 => search.expand_combo::<3>(k, s, d, moves),
+                    4 => search.expand_combo::<4>(k, s, d, moves),
+                    5 => search.expand_combo::<5>(k, s, d, moves),
+                    _ => search.expand_combo::<6>(k, s, d, moves),
+                }
                 pos = self.end(k);
             }
             levels.push(search.found);
@@ -256,10 +264,9 @@ impl Search<'_, '_> {
 
     /// Expands every layout at distance `d` of row combination `k`, from layout `first` (the
     /// first of them) on, a run at a time.
-    fn expand_combo(&mut self, k: usize, first: usize, d: u8, steps: &[Step]) {
+    fn expand_combo<const N: usize>(&mut self, k: usize, first: usize, d: u8, steps: &[Step]) {
         let class = self.class;
-        let n = class.n;
-        let last = n - 1;
+        let last = N - 1;
         let combo = &class.combos[k];
         let offset = combo.offset as usize;
         let end = class.end(k);
@@ -288,7 +295,7 @@ impl Search<'_, '_> {
         loop {
             let start = offset + run * run_len;
             let hits = matches(self.dist, start, run_len, d);
-            self.expand_run(k, combo, start, ranks, hits, d);
+            self.expand_run::<N>(k, combo, start, ranks, hits, d);
             // The next run with a layout at distance `d`.
             let next = start + run_len;
             let Some(j) = memchr::memchr(d, &self.dist[next..end]) else {
@@ -317,7 +324,7 @@ impl Search<'_, '_> {
 
     /// Expands the layouts `hits` (bits of the last column's ranks) of the run at `start` of
     /// row combination `k`, whose other columns have ranks `ranks`.
-    fn expand_run(
+    fn expand_run<const N: usize>(
         &mut self,
         k: usize,
         combo: &Combo,
@@ -327,9 +334,11 @@ impl Search<'_, '_> {
         d: u8,
     ) {
         let class = self.class;
-        let n = class.n;
-        let last = n - 1;
-        let ranked: &[Ranked] = &class.columns.ranked;
+        let n = N;
+        let last = N - 1;
+        let ranked: &[Ranked; N] = class.columns.ranked[..N]
+            .try_into()
+            .expect("a ranking per column");
         let tail = &ranked[last];
         let tail_at = combo.pattern[last] as usize * tail.len;
         let run_len = combo.radix[last] as usize;
