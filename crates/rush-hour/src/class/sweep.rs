@@ -164,6 +164,8 @@ impl Class<'_> {
             farthest,
             live: Vec::new(),
             found: 0,
+            level: vec![UNREACHED; self.combos.len()],
+            next: Vec::new(),
         };
         // A goal's block is all goals (both lie in one row combination).
         self.for_each_block(|size, goal| {
@@ -181,21 +183,27 @@ impl Class<'_> {
             }
             levels[0] += (end - start) as u64;
             search.unreached[k as usize] = 0;
+            search.next.push(k);
         }
         let mut d = 0u8;
+        let mut current = Vec::new();
         while levels[d as usize] > 0 {
             if d == UNREACHED - 1 {
                 return None;
             }
             search.found = 0;
-            // Each row combination with a layout at distance `d`, from that layout on.
-            let mut k = 0usize;
-            let mut pos = 0usize;
-            while let Some(i) = memchr::memchr(d, &search.dist[pos..]) {
-                let s = pos + i;
-                while self.end(k) <= s {
-                    k += 1;
-                }
+            // Each row combination with a layout at distance `d` (in order, for locality),
+            // from that layout on.
+            std::mem::swap(&mut current, &mut search.next);
+            search.next.clear();
+            current.sort_unstable();
+            for &k in &current {
+                let k = k as usize;
+                let from = self.combos[k].offset as usize;
+                let Some(i) = memchr::memchr(d, &search.dist[from..self.end(k)]) else {
+                    continue;
+                };
+                let s = from + i;
                 let moves = &steps[first[k] as usize..first[k + 1] as usize];
                 // The board's size as a constant: the column loops unrolled, unchecked.
                 match self.n {
@@ -206,7 +214,6 @@ impl Class<'_> {
                     5 => search.expand_combo::<5>(k, s, d, moves),
                     _ => search.expand_combo::<6>(k, s, d, moves),
                 }
-                pos = self.end(k);
             }
             levels.push(search.found);
             d += 1;
@@ -238,6 +245,10 @@ struct Search<'a, 'c> {
     live: Vec<Step>,
     /// Layouts reached on this level.
     found: u64,
+    /// Per row combination: the last distance given to one of its layouts.
+    level: Vec<u8>,
+    /// The row combinations with layouts at the next distance (none twice).
+    next: Vec<u32>,
 }
 
 impl Search<'_, '_> {
@@ -255,6 +266,10 @@ impl Search<'_, '_> {
         self.dist[t] = d;
         self.found += 1;
         self.unreached[combo] -= 1;
+        if self.level[combo] != d {
+            self.level[combo] = d;
+            self.next.push(combo as u32);
+        }
         let b = block as usize;
         self.open[b] -= 1;
         if self.open[b] == 0 {
