@@ -1,8 +1,9 @@
 //! Every layout's distance to the nearest goal of its class: one breadth-first search from all
 //! the goals at once, a byte per layout, level by level.
 //!
-//! A level is found by scanning the distance bytes for its value (memchr), so no frontier is
-//! stored. Its layouts are expanded a *run* at a time: the layouts of one row combination that
+//! A level's layouts are found by scanning, for its value (memchr), the distance bytes of the
+//! row combinations the level before gave layouts (the frontier is kept as those combinations,
+//! not as layouts). Its layouts are expanded a *run* at a time: the layouts of one row combination that
 //! differ only in the last column's rank, consecutive indices. Every column but the last has
 //! one rank along a run, so a vertical move of one of those columns, and a horizontal move's
 //! effect on them ([`Step`]), is the same for the whole run: it maps the run onto a run of
@@ -40,7 +41,7 @@ struct Step {
 fn reached(seen: &[u64], start: usize, len: usize) -> u32 {
     let (w, b) = (start / 64, start % 64);
     let pair = seen[w] as u128 | (seen[w + 1] as u128) << 64;
-    ((pair >> b) as u32) & (u32::MAX >> (32 - len))
+    ((pair >> b) as u64 & ((1u64 << len) - 1)) as u32
 }
 
 /// `x / radix` for `x · radix < 2³²`, by a multiplication: `(x · ⌈2³² / radix⌉) >> 32` is
@@ -476,7 +477,7 @@ impl Search<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::matches;
+    use super::{matches, reached};
     use proptest::prelude::*;
 
     proptest! {
@@ -500,6 +501,24 @@ mod tests {
         fn matches_any_byte(bytes in proptest::collection::vec(0u8..=255, 0..=32), value: u8) {
             let plain = bytes.iter().enumerate().fold(0u32, |m, (i, &b)| m | ((b == value) as u32) << i);
             prop_assert_eq!(matches(&bytes, 0, bytes.len(), value), plain);
+        }
+
+        #[test]
+        fn reached_reads_the_bits_of_a_window(
+            words in proptest::collection::vec(any::<u64>(), 1..=4),
+            start in 0usize..256,
+            len in 0usize..=32,
+        ) {
+            // The table as the search keeps it: a word past its last bit.
+            let mut seen = words;
+            let bits = seen.len() * 64;
+            seen.push(0);
+            let start = start % bits;
+            let len = len.min(bits - start);
+            let plain = (0..len)
+                .map(|i| start + i)
+                .fold(0u32, |m, t| m | ((seen[t / 64] >> (t % 64) & 1) as u32) << (t - start));
+            prop_assert_eq!(reached(&seen, start, len), plain);
         }
     }
 }
