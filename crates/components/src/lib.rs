@@ -719,14 +719,16 @@ pub fn write_part(
 
 /// Simple, obviously correct references for tests and benchmarks.
 pub mod reference {
-    use graph::Csr;
+    use graph::Rows;
 
-    /// Component id of every node (numbered by smallest member) by sequential BFS labelling.
-    pub fn component_ids(csr: &Csr) -> Vec<u32> {
-        let n = csr.node_count();
+    /// Component id of every node (numbered by smallest member) by sequential BFS labelling,
+    /// over any graph's rows (a stored [`graph::CsrView`], or regenerated ones).
+    pub fn component_ids(rows: &impl Rows) -> Vec<u32> {
+        let n = rows.node_count();
         let mut ids = vec![u32::MAX; n];
         let mut next = 0;
         let mut queue = std::collections::VecDeque::new();
+        let mut buf = Vec::new();
         for s in 0..n {
             if ids[s] != u32::MAX {
                 continue;
@@ -734,7 +736,7 @@ pub mod reference {
             ids[s] = next;
             queue.push_back(s as u32);
             while let Some(u) = queue.pop_front() {
-                for &v in csr.neighbors(u) {
+                for &v in rows.row(u, &mut buf) {
                     if ids[v as usize] == u32::MAX {
                         ids[v as usize] = next;
                         queue.push_back(v);
@@ -1004,7 +1006,11 @@ mod tests {
                 let (g, _) =
                     graph::run(&u, &states, metric, &dir.path().join("g"), true, q).unwrap();
                 let (c, _) = run(&g, &g.view(), &dir.path().join("c"), set, true, q).unwrap();
-                assert_eq!(c.ids(), &reference::component_ids(&g)[..], "{set} {metric}");
+                assert_eq!(
+                    c.ids(),
+                    &reference::component_ids(&g.view())[..],
+                    "{set} {metric}"
+                );
                 assert_eq!(c.count(), petgraph::algo::connected_components(&g));
                 assert_eq!(c.sizes().iter().sum::<u64>(), u.len() as u64);
                 // Strongly connected components of a symmetric graph are its components.

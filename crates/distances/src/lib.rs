@@ -729,14 +729,16 @@ impl Frontier {
 
 /// Simple, obviously correct references for tests and benchmarks.
 pub mod reference {
-    use graph::Csr;
+    use graph::{Csr, Rows};
     use huarong_core::UNREACHABLE;
     use std::collections::VecDeque;
 
-    /// Sequential queue BFS from `sources`.
-    pub fn bfs(csr: &Csr, sources: &[u32]) -> Vec<u16> {
-        let mut dist = vec![UNREACHABLE; csr.node_count()];
+    /// Sequential queue BFS from `sources`, over any graph's rows (a stored
+    /// [`graph::CsrView`], or regenerated ones).
+    pub fn bfs(rows: &impl Rows, sources: &[u32]) -> Vec<u16> {
+        let mut dist = vec![UNREACHABLE; rows.node_count()];
         let mut queue = VecDeque::new();
+        let mut buf = Vec::new();
         for &s in sources {
             if dist[s as usize] == UNREACHABLE {
                 dist[s as usize] = 0;
@@ -745,7 +747,7 @@ pub mod reference {
         }
         while let Some(u) = queue.pop_front() {
             let d = dist[u as usize] + 1;
-            for &v in csr.neighbors(u) {
+            for &v in rows.row(u, &mut buf) {
                 if dist[v as usize] == UNREACHABLE {
                     dist[v as usize] = d;
                     queue.push_back(v);
@@ -813,7 +815,11 @@ mod tests {
                 .unwrap();
                 let src = sources(&u, &states).unwrap();
                 assert!(!src.is_empty());
-                assert_eq!(d.values(), &reference::bfs(&g, &src)[..], "{set} {metric}");
+                assert_eq!(
+                    d.values(),
+                    &reference::bfs(&g.view(), &src)[..],
+                    "{set} {metric}"
+                );
                 // petgraph's Bfs from the goals reaches exactly the states with a distance.
                 let mut bfs = petgraph::visit::Bfs::new(&g, src[0]);
                 bfs.stack.extend(src[1..].iter().copied());

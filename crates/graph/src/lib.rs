@@ -17,9 +17,14 @@
 //! into their place in the targets — generating twice costs less than holding every neighbour
 //! list in memory once more.
 //!
-//! The later stages read rows through [`Rows`]: a stored graph's [`CsrView`], or [`Moves`],
-//! which regenerates them for a graph that is not stored. A stored [`Csr`] implements
-//! petgraph's visit traits, so petgraph's algorithms run on it directly.
+//! A graph that is not stored, of a space that fits one pass, is still generated in that one
+//! pass (every metric's rows at once) and its rows are held in memory for the same run's later
+//! stages ([`Csr::has_rows`]): they cost the moves once, and nothing is written but the degree
+//! histogram.
+//!
+//! The later stages read rows through [`Rows`]: a stored or held graph's [`CsrView`], or
+//! [`Moves`], which regenerates them for a graph opened again that is not stored. A stored or
+//! held [`Csr`] implements petgraph's visit traits, so petgraph's algorithms run on it directly.
 
 use std::path::Path;
 
@@ -138,6 +143,68 @@ impl Offsets<'_> {
 pub struct Csr {
     artifact: Artifact,
     directed: bool,
+    /// The rows of a graph that is not stored, when this run's graph stage generated them
+    /// ([`Held`]).
+    held: Option<Held>,
+}
+
+/// The rows of a graph that is not stored, generated once by this run's graph stage and held
+/// in memory for the later stages of the same run: a space small enough for one pass
+/// ([`one_pass`]) costs its moves once instead of once per stage and search level. A graph
+/// reopened from its artifact has none; its rows are regenerated ([`Regenerated`]).
+#[derive(Debug)]
+struct Held {
+    offsets: HeldOffsets,
+    targets: Vec<u32>,
+}
+
+#[derive(Debug)]
+enum HeldOffsets {
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
+}
+
+impl Held {
+    /// The rows of `degrees` and `targets` (each chunk's degrees and neighbour lists, in order).
+    fn new<'a>(chunks: impl Iterator<Item = (&'a [u64], &'a [u32])> + Clone) -> Held {
+        let arcs: usize = chunks.clone().map(|(_, t)| t.len()).sum();
+        let mut targets = Vec::with_capacity(arcs);
+        let mut offsets = vec![0u64];
+        for (degrees, chunk) in chunks {
+            targets.extend_from_slice(chunk);
+            for d in degrees {
+                offsets.push(offsets.last().unwrap() + d);
+            }
+        }
+        let offsets = if narrow(arcs as u64) {
+            HeldOffsets::Narrow(offsets.into_iter().map(|o| o as u32).collect())
+        } else {
+            HeldOffsets::Wide(offsets)
+        };
+        Held { offsets, targets }
+    }
+
+    fn offsets(&self) -> Offsets<'_> {
+        match &self.offsets {
+            HeldOffsets::Narrow(o) => Offsets::Narrow(o),
+            HeldOffsets::Wide(o) => Offsets::Wide(o),
+        }
+    }
+
+    /// How many states have each degree, as a regenerated graph's record holds it (up to the
+    /// largest degree).
+    fn degree_histogram(&self) -> Vec<u64> {
+        let o = self.offsets();
+        let mut counts = Vec::new();
+        for u in 0..o.len().saturating_sub(1) {
+            let d = o.row(u).len();
+            if counts.len() <= d {
+                counts.resize(d + 1, 0u64);
+            }
+            counts[d] += 1;
+        }
+        counts
+    }
 }
 
 impl Csr {
@@ -185,7 +252,11 @@ impl Csr {
                 h.sections
             )));
         }
-        let csr = Csr { artifact, directed };
+        let csr = Csr {
+            artifact,
+            directed,
+            held: None,
+        };
         if let Some(cover) = csr.cover() {
             let bad = |why: String| {
                 StageError::Invalid(format!(
@@ -215,6 +286,12 @@ impl Csr {
         self.form() == Form::Stored
     }
 
+    /// Whether the rows are at hand as a CSR: stored, or held from this run's graph stage
+    /// ([`Csr::view`], [`Csr::neighbors`] read them).
+    pub fn has_rows(&self) -> bool {
+        self.is_stored() || self.held.is_some()
+    }
+
     /// The cover of a graph stored as one.
     pub fn cover(&self) -> Option<CoverView<'_>> {
         (self.form() == Form::Covered).then(|| {
@@ -237,8 +314,11 @@ impl Csr {
         (self.form() == Form::Regenerated).then(|| self.artifact.section(0))
     }
 
-    /// The offsets of a stored graph (empty for another form).
+    /// The offsets of a stored or held graph (empty for another form).
     pub fn offsets(&self) -> Offsets<'_> {
+        if let Some(held) = &self.held {
+            return held.offsets();
+        }
         match self.artifact.header().sections[..] {
             [o, _] if o.elem_size == 4 => Offsets::Narrow(self.artifact.section(0)),
             [_, _] => Offsets::Wide(self.artifact.section(0)),
@@ -246,9 +326,11 @@ impl Csr {
         }
     }
 
-    /// The targets of a stored graph (empty for a regenerated one).
+    /// The targets of a stored or held graph (empty for another form).
     pub fn targets(&self) -> &[u32] {
-        if self.is_stored() {
+        if let Some(held) = &self.held {
+            &held.targets
+        } else if self.is_stored() {
             self.artifact.section(1)
         } else {
             &[]
@@ -294,7 +376,8 @@ impl Csr {
         self.directed
     }
 
-    /// The neighbours of `u` in a stored graph (panics on a regenerated one: use [`Csr::rows`]).
+    /// The neighbours of `u` in a stored or held graph (panics on a regenerated one: use
+    /// [`Csr::rows`]).
     #[inline]
     pub fn neighbors(&self, u: u32) -> &[u32] {
         &self.targets()[self.offsets().row(u as usize)]
@@ -314,7 +397,7 @@ impl Csr {
         }
     }
 
-    /// Plain slices of a stored graph's two sections, for hot loops.
+    /// Plain slices of a stored graph's two sections (or of its held rows), for hot loops.
     pub fn view(&self) -> CsrView<'_> {
         CsrView {
             offsets: self.offsets(),
@@ -324,13 +407,16 @@ impl Csr {
     }
 
     /// The rows of this graph of `puzzle` in `metric` over `states`: read from the CSR when it is
-    /// stored, lifted from the base rows of a cover, generated from the moves otherwise.
+    /// stored or held, lifted from the base rows of a cover, generated from the moves otherwise.
     pub fn rows<'a, P: Puzzle + ?Sized>(
         &'a self,
         puzzle: &'a P,
         states: &'a StateTable,
         metric: usize,
     ) -> Moves<'a, P> {
+        if self.held.is_some() {
+            return Moves::Stored(self.view());
+        }
         match self.form() {
             Form::Stored => Moves::Stored(self.view()),
             Form::Covered => Moves::Covered(self.cover().expect("a covered graph")),
@@ -644,6 +730,7 @@ pub fn run<P: Puzzle + ?Sized>(
         puzzle.space_id(),
         puzzle.metrics()[metric]
     );
+    let mut held = None;
     let (artifact, outcome) = reuse_or_build(path, expect, force, |path| {
         let target = Target {
             metric,
@@ -651,9 +738,13 @@ pub fn run<P: Puzzle + ?Sized>(
             fp,
             label,
         };
-        write(puzzle, states, &target, reporter)
+        let (header, rows) = write(puzzle, states, &target, reporter)?;
+        held = rows;
+        Ok(header)
     })?;
-    Ok((Csr::new(artifact, puzzle.directed())?, outcome))
+    let mut csr = Csr::new(artifact, puzzle.directed())?;
+    csr.held = held;
+    Ok((csr, outcome))
 }
 
 /// The verified graph of `puzzle` in `metric` at `path`, or the outcome building it will have
@@ -693,24 +784,43 @@ pub fn build_many<P: Puzzle + ?Sized>(
         .map(|&(metric, path)| Target::new(puzzle, states, metric, path))
         .collect();
     let covered = graphs.iter().any(|&(m, _)| covers(puzzle, m));
-    let headers = if one_pass(states.len()) && puzzle.stores_graph() && !covered {
-        let names: Vec<&str> = graphs.iter().map(|&(m, _)| puzzle.metrics()[m]).collect();
-        let bar = reporter.bar(
+    let names: Vec<&str> = graphs.iter().map(|&(m, _)| puzzle.metrics()[m]).collect();
+    let bar = || {
+        reporter.bar(
             2 * states.len() as u64,
             format!("graph {} {}", puzzle.space_id(), names.join(",")),
-        );
-        write_one_pass(puzzle, states, &targets, &lookup_in(puzzle, states), &bar)?
-    } else {
-        targets
-            .iter()
-            .map(|t| write(puzzle, states, t, reporter))
-            .collect::<Result<_, _>>()?
+        )
     };
+    let lookup = lookup_in(puzzle, states);
+    let built: Vec<(Header, Option<Held>)> =
+        if one_pass(states.len()) && puzzle.stores_graph() && !covered {
+            write_one_pass(puzzle, states, &targets, &lookup, &bar())?
+                .into_iter()
+                .map(|h| (h, None))
+                .collect()
+        } else if holds(puzzle, states.len()) {
+            hold_one_pass(puzzle, states, &targets, &lookup, &bar())?
+        } else {
+            targets
+                .iter()
+                .map(|t| write(puzzle, states, t, reporter))
+                .collect::<Result<_, _>>()?
+        };
     targets
         .iter()
-        .zip(&headers)
-        .map(|(t, h)| Csr::new(Artifact::open_written(t.path, h)?, puzzle.directed()))
+        .zip(built)
+        .map(|(t, (h, held))| {
+            let mut csr = Csr::new(Artifact::open_written(t.path, &h)?, puzzle.directed())?;
+            csr.held = held;
+            Ok(csr)
+        })
         .collect()
+}
+
+/// Whether the graphs of `puzzle` over `states` states are generated in one pass and held in
+/// memory for the run ([`Held`]): not stored, undirected, small enough for one pass.
+fn holds<P: Puzzle + ?Sized>(puzzle: &P, states: usize) -> bool {
+    !puzzle.stores_graph() && !puzzle.directed() && one_pass(states)
 }
 
 /// One graph to write: its metric, file, fingerprint and label.
@@ -750,12 +860,13 @@ fn lookup_in<'a, P: Puzzle + ?Sized>(
     move |code: u64| -> Option<u32> { states.lookup(puzzle, code) }
 }
 
+/// Writes the graph of `target`; a graph held in memory ([`holds`]) comes back with its rows.
 fn write<P: Puzzle + ?Sized>(
     puzzle: &P,
     states: &StateTable,
     target: &Target<'_>,
     reporter: &Reporter,
-) -> Result<Header, StageError> {
+) -> Result<(Header, Option<Held>), StageError> {
     let Target {
         metric,
         path,
@@ -764,21 +875,27 @@ fn write<P: Puzzle + ?Sized>(
     } = *target;
     let n = states.len();
     let lookup = lookup_in(puzzle, states);
+    let bar = || {
+        reporter.bar(
+            2 * n as u64,
+            format!("graph {} {}", puzzle.space_id(), puzzle.metrics()[metric]),
+        )
+    };
+    let one = std::slice::from_ref(target);
+    if holds(puzzle, n) {
+        return Ok(hold_one_pass(puzzle, states, one, &lookup, &bar())?.remove(0));
+    }
     if !puzzle.stores_graph() {
-        return write_regenerated(puzzle, states, target, reporter);
+        return Ok((write_regenerated(puzzle, states, target, reporter)?, None));
     }
     if let Some(cover) = cover_of(puzzle, metric) {
-        return write_cover(&cover, n, target);
+        return Ok((write_cover(&cover, n, target)?, None));
     }
-    let bar = reporter.bar(
-        2 * n as u64,
-        format!("graph {} {}", puzzle.space_id(), puzzle.metrics()[metric]),
-    );
+    let bar = bar();
 
     if one_pass(n) {
-        let mut headers =
-            write_one_pass(puzzle, states, std::slice::from_ref(target), &lookup, &bar)?;
-        return Ok(headers.remove(0));
+        let mut headers = write_one_pass(puzzle, states, one, &lookup, &bar)?;
+        return Ok((headers.remove(0), None));
     }
 
     // Pass 1: the number of arcs leaving each chunk of states.
@@ -838,7 +955,7 @@ fn write<P: Puzzle + ?Sized>(
         },
     )?;
     bar.finish();
-    Ok(w.finish()?)
+    Ok((w.finish()?, None))
 }
 
 /// The sections of a stored graph of `n` states and `arcs` arcs: `u32` offsets while `arcs`
@@ -970,6 +1087,12 @@ fn write_regenerated<P: Puzzle + ?Sized>(
                 a
             })
     });
+    bar.finish();
+    write_record(target, n, histogram)
+}
+
+/// Writes a regenerated graph's record: its fingerprint, `n` and the degree histogram.
+fn write_record(target: &Target<'_>, n: usize, histogram: Vec<u64>) -> Result<Header, StageError> {
     let mut info = vec![target.fp, n as u64];
     info.extend(histogram);
     let w = ArtifactWriter::create(
@@ -980,7 +1103,6 @@ fn write_regenerated<P: Puzzle + ?Sized>(
         &[Section::of::<u64>(info.len() as u64)],
     )?;
     w.write(0, 0, &info)?;
-    bar.finish();
     Ok(w.finish()?)
 }
 
@@ -999,31 +1121,7 @@ fn write_one_pass<P: Puzzle + ?Sized>(
     bar: &huarong_core::Progress,
 ) -> Result<Vec<Header>, StageError> {
     let n = states.len();
-    let metrics: Vec<usize> = targets.iter().map(|t| t.metric).collect();
-    // Per chunk, per target: each state's degree and the chunk's neighbour lists.
-    let chunks: Vec<Vec<(Vec<u64>, Vec<u32>)>> = (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map_init(
-            || vec![Vec::new(); metrics.len()],
-            |bufs, k| {
-                let (start, end) = (k * CHUNK, ((k + 1) * CHUNK).min(n));
-                let mut lists = vec![(Vec::with_capacity(end - start), Vec::new()); metrics.len()];
-                for i in start..end {
-                    bufs.iter_mut().for_each(Vec::clear);
-                    let code = code_of(puzzle, states, i);
-                    puzzle.neighbor_indices_in(i as u64, code, &metrics, lookup, bufs);
-                    for (buf, (degrees, targets)) in bufs.iter_mut().zip(&mut lists) {
-                        buf.sort_unstable();
-                        buf.dedup();
-                        targets.extend_from_slice(buf);
-                        degrees.push(buf.len() as u64);
-                    }
-                }
-                bar.inc(2 * (end - start) as u64);
-                lists
-            },
-        )
-        .collect();
+    let chunks = one_pass_lists(puzzle, states, targets, lookup, bar);
     let mut headers = Vec::with_capacity(targets.len());
     for (t, target) in targets.iter().enumerate() {
         let arcs: u64 = chunks.iter().map(|c| c[t].1.len() as u64).sum();
@@ -1051,6 +1149,75 @@ fn write_one_pass<P: Puzzle + ?Sized>(
     }
     bar.finish();
     Ok(headers)
+}
+
+/// Generates the graph of every target in one parallel pass, as [`write_one_pass`] does, and
+/// holds the rows ([`Held`]); each artifact is the record of a regenerated graph (the degree
+/// histogram [`write_regenerated`] would write).
+fn hold_one_pass<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    states: &StateTable,
+    targets: &[Target<'_>],
+    lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+    bar: &huarong_core::Progress,
+) -> Result<Vec<(Header, Option<Held>)>, StageError> {
+    let n = states.len();
+    let chunks = one_pass_lists(puzzle, states, targets, lookup, bar);
+    let built = targets
+        .iter()
+        .enumerate()
+        .map(|(t, target)| {
+            let held = Held::new(
+                chunks
+                    .iter()
+                    .map(|c| (c[t].0.as_slice(), c[t].1.as_slice())),
+            );
+            let histogram = puzzle
+                .degree_counts(target.metric)
+                .filter(|c| c.iter().sum::<u64>() == n as u64)
+                .unwrap_or_else(|| held.degree_histogram());
+            Ok((write_record(target, n, histogram)?, Some(held)))
+        })
+        .collect();
+    bar.finish();
+    built
+}
+
+/// Per chunk of states, per target: each state's degree and the chunk's neighbour lists
+/// (sorted, distinct), generated in one parallel pass, each successor once for all targets
+/// ([`Puzzle::neighbor_indices_in`]).
+fn one_pass_lists<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    states: &StateTable,
+    targets: &[Target<'_>],
+    lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+    bar: &huarong_core::Progress,
+) -> Vec<Vec<(Vec<u64>, Vec<u32>)>> {
+    let n = states.len();
+    let metrics: Vec<usize> = targets.iter().map(|t| t.metric).collect();
+    (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map_init(
+            || vec![Vec::new(); metrics.len()],
+            |bufs, k| {
+                let (start, end) = (k * CHUNK, ((k + 1) * CHUNK).min(n));
+                let mut lists = vec![(Vec::with_capacity(end - start), Vec::new()); metrics.len()];
+                for i in start..end {
+                    bufs.iter_mut().for_each(Vec::clear);
+                    let code = code_of(puzzle, states, i);
+                    puzzle.neighbor_indices_in(i as u64, code, &metrics, lookup, bufs);
+                    for (buf, (degrees, targets)) in bufs.iter_mut().zip(&mut lists) {
+                        buf.sort_unstable();
+                        buf.dedup();
+                        targets.extend_from_slice(buf);
+                        degrees.push(buf.len() as u64);
+                    }
+                }
+                bar.inc(2 * (end - start) as u64);
+                lists
+            },
+        )
+        .collect()
 }
 
 // ---- petgraph integration -------------------------------------------------------------------
@@ -1266,6 +1433,52 @@ mod tests {
                         .sum::<u64>()
                 );
             }
+        }
+    }
+
+    /// An unlabeled Huarong Dao graph is not stored: its artifact is the degree histogram (a
+    /// few hundred bytes); the run that builds it holds the rows, the same whether every metric
+    /// is built in one pass or one metric alone, and the graph opened again regenerates the
+    /// same rows from the moves.
+    #[test]
+    fn a_graph_not_stored_is_held_for_the_run_and_regenerated_after() {
+        let dir = tempfile::tempdir().unwrap();
+        let u = Unlabeled::new("h2v2s3".parse().unwrap());
+        let q = &Reporter::quiet();
+        let (states, _) = enumerate::run(&u, &dir.path().join("s"), false, q).unwrap();
+        let paths: Vec<std::path::PathBuf> =
+            (0..3).map(|m| dir.path().join(format!("g{m}"))).collect();
+        let wanted: Vec<(usize, &Path)> = paths
+            .iter()
+            .enumerate()
+            .map(|(m, p)| (m, p.as_path()))
+            .collect();
+        let held = build_many(&u, &states, &wanted, q).unwrap();
+        let mut buf = Vec::new();
+        for (m, g) in held.iter().enumerate() {
+            assert_eq!(g.form(), Form::Regenerated);
+            assert!(g.has_rows() && !g.is_stored());
+            let size = std::fs::metadata(&paths[m]).unwrap().len();
+            assert!(size < 1024, "{size} bytes");
+            let alone = dir.path().join(format!("alone{m}"));
+            let (single, _) = run(&u, &states, m, &alone, true, q).unwrap();
+            assert!(single.has_rows());
+            assert_eq!(single.checksum(), g.checksum(), "metric {m}");
+            let again = Csr::open(&paths[m], &u, m, &states).unwrap();
+            assert!(!again.has_rows());
+            assert_eq!(again.degree_histogram(), g.degree_histogram());
+            assert_eq!(again.arc_count(), g.targets().len() as u64);
+            let (rows, mut histogram) = (again.rows(&u, &states, m), Vec::new());
+            for v in 0..g.node_count() as u32 {
+                let nb = g.neighbors(v);
+                assert_eq!(rows.row(v, &mut buf), nb, "metric {m} row {v}");
+                assert_eq!(single.neighbors(v), nb, "metric {m} row {v}");
+                if histogram.len() <= nb.len() {
+                    histogram.resize(nb.len() + 1, 0u64);
+                }
+                histogram[nb.len()] += 1;
+            }
+            assert_eq!(g.degree_histogram(), histogram, "metric {m}");
         }
     }
 

@@ -156,8 +156,10 @@ pub trait Puzzle: Sync + Send {
     /// Whether the graph stage stores the move graph (the default), or records only its degree
     /// histogram and the later stages generate each row again from the moves when they need
     /// it: for an undirected puzzle whose moves cost less to generate than a stored graph costs
-    /// to write and read back (the sliding tiles, whose ranks are computed). Part of the graph's
-    /// fingerprint.
+    /// to write and read back (the sliding tiles, whose ranks are computed), or whose graph
+    /// nothing reads back (the unlabeled Huarong Dao spaces). A space small enough for the
+    /// graph stage's one pass has its rows held in memory for the run's later stages either way.
+    /// Part of the graph's fingerprint.
     fn stores_graph(&self) -> bool {
         true
     }

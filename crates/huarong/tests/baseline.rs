@@ -51,9 +51,10 @@ fn checksums(pipeline: &str, dir: &Path) -> BTreeMap<String, String> {
 }
 
 /// The payload checksum of an artifact in the form the recording has: a graph whose offsets
-/// are `u32` (graph format 2, while the arcs fit) or stored as a cover (format 3) is written
-/// again as the recording's CSR with `u64` offsets, so its arcs are still compared with the
-/// recorded ones.
+/// are `u32` (graph format 2, while the arcs fit), stored as a cover (format 3) or regenerated
+/// by the later stages (the unlabeled Huarong Dao spaces since 2026-12-03) is written again as
+/// the recording's CSR with `u64` offsets, so its arcs are still compared with the recorded
+/// ones.
 ///
 /// A ranked space's state table (format 2) stores no codes: they are computed by its puzzle
 /// and hashed as the recording's table of codes. A table of one component (components format
@@ -88,14 +89,32 @@ fn recorded_form(
         return w.finish().unwrap().checksum;
     }
     let narrow = h.sections.len() == 2 && h.sections[0].elem_size == 4;
-    if h.kind != "csr" || !(narrow || h.sections.len() == 3) {
+    let regenerated = h.sections.len() == 1;
+    if h.kind != "csr" || !(narrow || regenerated || h.sections.len() == 3) {
         return h.checksum;
     }
     let csr = graph::Csr::open_with(artifact.path(), h.fingerprint, false).unwrap();
     let (mut offsets, mut targets) = (vec![0u64], Vec::new());
-    for u in 0..csr.node_count() as u32 {
-        targets.extend(csr.neighbor_iter(u));
-        offsets.push(targets.len() as u64);
+    if regenerated {
+        // Rows the later stages generate again (graph-<metric>.csr beside states.bin).
+        use graph::Rows;
+        let puzzle = puzzle.expect("a regenerated graph's space");
+        let stem = artifact.path().file_stem().unwrap().to_str().unwrap();
+        let metric = stem.strip_prefix("graph-").unwrap();
+        let m = huarong_core::metric_index(puzzle, metric).unwrap();
+        let dir = artifact.path().parent().unwrap();
+        let states = enumerate::StateTable::open(&dir.join("states.bin"), puzzle).unwrap();
+        let rows = csr.rows(puzzle, &states, m);
+        let mut buf = Vec::new();
+        for u in 0..csr.node_count() as u32 {
+            targets.extend_from_slice(rows.row(u, &mut buf));
+            offsets.push(targets.len() as u64);
+        }
+    } else {
+        for u in 0..csr.node_count() as u32 {
+            targets.extend(csr.neighbor_iter(u));
+            offsets.push(targets.len() as u64);
+        }
     }
     rewritten("csr", h.fingerprint, &[&offsets[..]], &[&targets[..]])
 }

@@ -197,6 +197,13 @@ impl Puzzle for Unlabeled {
         Some(self.codes.len() as u64)
     }
 
+    /// Not stored: the graph stage generates every metric's rows in one pass and holds them for
+    /// the run's later stages (the 203 piece sets' graphs would be 3.9 GB on disk that nothing
+    /// reads again); a reopened graph's rows are generated again.
+    fn stores_graph(&self) -> bool {
+        false
+    }
+
     fn unrank(&self, index: u64) -> u64 {
         self.codes[index as usize]
     }

@@ -143,7 +143,7 @@ fn stage_rows(dir: &Path, l: &Labeled) {
         let (t, (comps, _)) = time(5, || {
             components::run(&csr, &csr.view(), &cpath, name, true, q).unwrap()
         });
-        let (tb, ids) = time(3, || components::reference::component_ids(&csr));
+        let (tb, ids) = time(3, || components::reference::component_ids(&csr.view()));
         assert_eq!(comps.ids(), &ids[..]);
         row(
             &format!("components {name}"),
@@ -157,7 +157,7 @@ fn stage_rows(dir: &Path, l: &Labeled) {
             distances::run(l, &states, &csr, &csr.view(), &dpath, name, true, q).unwrap()
         });
         let src = distances::sources(l, &states).unwrap();
-        let (tb, reference) = time(3, || distances::reference::bfs(&csr, &src));
+        let (tb, reference) = time(3, || distances::reference::bfs(&csr.view(), &src));
         assert_eq!(dists.values(), &reference[..]);
         row(
             &format!("distances {name}"),
@@ -278,8 +278,8 @@ fn universe(dir: &Path) {
             let goals: Vec<u32> = (0..u.len() as u32)
                 .filter(|&i| u.is_goal(u.unrank(i as u64)))
                 .collect();
-            std::hint::black_box(components::reference::component_ids(&csr));
-            std::hint::black_box(distances::reference::bfs(&csr, &goals));
+            std::hint::black_box(components::reference::component_ids(&csr.view()));
+            std::hint::black_box(distances::reference::bfs(&csr.view(), &goals));
         })
     });
     row(
