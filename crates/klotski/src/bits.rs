@@ -250,6 +250,12 @@ impl Bits {
     /// targets lie among its straight targets, and those among its piece targets, so a
     /// position is generated once however many metrics ask for it.
     pub fn successors_in(&self, wanted: u8, out: &mut Vec<(Bits, u8)>) {
+        self.each_successor_in(wanted, |b, metrics| out.push((b, metrics)));
+    }
+
+    /// [`Bits::successors_in`] handed to `f` one by one, with no list in between.
+    #[inline]
+    pub fn each_successor_in(&self, wanted: u8, mut f: impl FnMut(Bits, u8)) {
         self.each_piece(|kind, from, fit| {
             let sets = [
                 if wanted & 1 != 0 {
@@ -275,7 +281,7 @@ impl Bits {
                 let metrics = (sets[0] & to != 0) as u8
                     | ((sets[1] & to != 0) as u8) << 1
                     | ((sets[2] & to != 0) as u8) << 2;
-                out.push((self.moved(kind, from, to), metrics));
+                f(self.moved(kind, from, to), metrics);
             }
         });
     }

@@ -239,7 +239,8 @@ impl Puzzle for Unlabeled {
     }
 
     /// Each successor generated and ranked once for all of `metrics`
-    /// ([`crate::bits::Bits::successors_in`]), then handed to the metrics whose move reaches it.
+    /// ([`crate::bits::Bits::each_successor_in`]), then handed to the metrics whose move reaches
+    /// it.
     fn neighbor_indices_in(
         &self,
         _index: u64,
@@ -248,19 +249,14 @@ impl Puzzle for Unlabeled {
         _lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
         outs: &mut [Vec<u32>],
     ) {
-        thread_local!(static NEXT: std::cell::RefCell<Vec<(crate::bits::Bits, u8)>> = Default::default());
         let wanted = metrics.iter().fold(0u8, |w, &m| w | 1 << m);
-        NEXT.with_borrow_mut(|next| {
-            next.clear();
-            crate::bits::Bits::from_code(code).successors_in(wanted, next);
-            for &(b, reached) in next.iter() {
-                let rank = self
-                    .index_of(b.code())
-                    .expect("a successor of a state is a state of the same space");
-                for (&m, out) in metrics.iter().zip(outs.iter_mut()) {
-                    if reached >> m & 1 != 0 {
-                        out.push(rank);
-                    }
+        crate::bits::Bits::from_code(code).each_successor_in(wanted, |b, reached| {
+            let rank = self
+                .index_of(b.code())
+                .expect("a successor of a state is a state of the same space");
+            for (&m, out) in metrics.iter().zip(outs.iter_mut()) {
+                if reached >> m & 1 != 0 {
+                    out.push(rank);
                 }
             }
         });
