@@ -345,6 +345,9 @@ pub fn run_after(
             scc_roots(csr)
         } else if let Some(r) = one_source {
             return Ok(beside_one_source(rows, r.distances, |n| bar.inc(n)));
+        } else if csr.has_rows() {
+            // The same rows as plain slices: no dispatch on the graph's form per row.
+            union_find_roots(&csr.view(), |n| bar.inc(n))
         } else {
             union_find_roots(rows, |n| bar.inc(n))
         };

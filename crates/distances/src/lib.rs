@@ -283,6 +283,9 @@ pub fn run_from<P: Puzzle + ?Sized>(
             bfs_reverse(&csr.view(), src, progress)?
         } else if let Some(dist) = by_cover.and_then(|c| cover_bfs(&c, src).transpose()) {
             dist?
+        } else if csr.has_rows() {
+            // The same rows as plain slices: no dispatch on the graph's form per row.
+            bfs(&csr.view(), src, progress)?
         } else {
             bfs(rows, src, progress)?
         };

@@ -85,10 +85,26 @@ fn piece_targets(from: u32, fit: u32) -> u32 {
     reach & !from
 }
 
+/// The cells of a piece of `kind` placed at `anchor` (it fits: a state's pieces do), by shifts
+/// of the anchor's bit.
 #[inline]
 fn cells(kind: Kind, anchor: u32) -> u32 {
-    let a = anchor as i32;
-    mask_at(kind, a / COLS as i32, a % COLS as i32).expect("a placed piece fits")
+    let bit = 1u32 << anchor;
+    let m = match kind {
+        Kind::Soldier => bit,
+        Kind::Vertical => bit | bit << COLS,
+        Kind::Horizontal => bit | bit << 1,
+        Kind::Cao => (bit | bit << 1) | (bit | bit << 1) << COLS,
+    };
+    debug_assert_eq!(
+        Some(m),
+        mask_at(
+            kind,
+            (anchor / COLS as u32) as i32,
+            (anchor % COLS as u32) as i32
+        )
+    );
+    m
 }
 
 /// The 2-bit symbols of the cells in `starts`, lowest cell first from the top of the word:
