@@ -190,21 +190,6 @@ impl Held {
             HeldOffsets::Wide(o) => Offsets::Wide(o),
         }
     }
-
-    /// How many states have each degree, as a regenerated graph's record holds it (up to the
-    /// largest degree).
-    fn degree_histogram(&self) -> Vec<u64> {
-        let o = self.offsets();
-        let mut counts = Vec::new();
-        for u in 0..o.len().saturating_sub(1) {
-            let d = o.row(u).len();
-            if counts.len() <= d {
-                counts.resize(d + 1, 0u64);
-            }
-            counts[d] += 1;
-        }
-        counts
-    }
 }
 
 impl Csr {
@@ -1175,7 +1160,11 @@ fn hold_one_pass<P: Puzzle + ?Sized>(
             let histogram = puzzle
                 .degree_counts(target.metric)
                 .filter(|c| c.iter().sum::<u64>() == n as u64)
-                .unwrap_or_else(|| held.degree_histogram());
+                .unwrap_or_else(|| {
+                    // Up to the largest degree, as `write_regenerated` counts them.
+                    let o = held.offsets();
+                    huarong_core::tally(n, |u| Some(o.row(u).len()))
+                });
             Ok((write_record(target, n, histogram)?, Some(held)))
         })
         .collect();
