@@ -1196,8 +1196,10 @@ fn one_pass_lists<P: Puzzle + ?Sized>(
                     let code = code_of(puzzle, states, i);
                     puzzle.neighbor_indices_in(i as u64, code, &metrics, lookup, bufs);
                     for (buf, (degrees, targets)) in bufs.iter_mut().zip(&mut lists) {
-                        buf.sort_unstable();
-                        buf.dedup();
+                        if !buf.is_sorted_by(|a, b| a < b) {
+                            buf.sort_unstable();
+                            buf.dedup();
+                        }
                         targets.extend_from_slice(buf);
                         degrees.push(buf.len() as u64);
                     }

@@ -239,8 +239,10 @@ impl Puzzle for Unlabeled {
     }
 
     /// Each successor generated and ranked once for all of `metrics`
-    /// ([`crate::bits::Bits::each_successor_in`]), then handed to the metrics whose move reaches
-    /// it.
+    /// ([`crate::bits::Bits::each_successor_in`]), the successors sorted once by rank, then
+    /// handed to the metrics whose move reaches them: every metric's list comes sorted (and
+    /// distinct: one piece's move never gives the position another piece's move gives), so the
+    /// graph stage sorts nothing.
     fn neighbor_indices_in(
         &self,
         _index: u64,
@@ -249,14 +251,23 @@ impl Puzzle for Unlabeled {
         _lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
         outs: &mut [Vec<u32>],
     ) {
+        thread_local!(static RANKED: std::cell::RefCell<Vec<u64>> = Default::default());
         let wanted = metrics.iter().fold(0u8, |w, &m| w | 1 << m);
-        crate::bits::Bits::from_code(code).each_successor_in(wanted, |b, reached| {
-            let rank = self
-                .index_of(b.code())
-                .expect("a successor of a state is a state of the same space");
-            for (&m, out) in metrics.iter().zip(outs.iter_mut()) {
-                if reached >> m & 1 != 0 {
-                    out.push(rank);
+        RANKED.with_borrow_mut(|ranked| {
+            ranked.clear();
+            crate::bits::Bits::from_code(code).each_successor_in(wanted, |b, reached| {
+                let rank = self
+                    .index_of(b.code())
+                    .expect("a successor of a state is a state of the same space");
+                ranked.push(u64::from(rank) << 8 | u64::from(reached));
+            });
+            ranked.sort_unstable();
+            for &key in ranked.iter() {
+                let (rank, reached) = ((key >> 8) as u32, key as u8);
+                for (&m, out) in metrics.iter().zip(outs.iter_mut()) {
+                    if reached >> m & 1 != 0 {
+                        out.push(rank);
+                    }
                 }
             }
         });
