@@ -191,18 +191,25 @@ impl Section for HuarongSection {
                 continue;
             }
             ran.push(set);
-            for &kind in &self.spaces {
+            // The last space of the set takes the base; the others copy its codes.
+            let mut base = Some(base);
+            for (k, &kind) in self.spaces.iter().enumerate() {
+                let base = if k + 1 == self.spaces.len() {
+                    base.take().expect("taken by the last space only")
+                } else {
+                    base.clone().expect("taken by the last space only")
+                };
                 match kind {
                     SpaceKind::Unlabeled => {
                         unlabeled_sets.push(set);
-                        let mut s = self.spec(Box::new(base.clone()), set, false);
+                        let mut s = self.spec(Box::new(base), set, false);
                         s.code_columns = vec![
                             ("common_code", crate::codes::common_text),
                             ("short_code", crate::codes::short_text),
                         ];
                         plan.spaces.push(s);
                     }
-                    SpaceKind::Labeled => match Labeled::over(base.clone()) {
+                    SpaceKind::Labeled => match Labeled::over(base) {
                         Ok(l) => {
                             let per = l.per_canonical() as u64;
                             let mut s = self.spec(Box::new(l), set, true);
