@@ -357,32 +357,73 @@ pub fn write_components(
     path: &Path,
 ) -> Result<u64, ExportError> {
     let puzzle = view.puzzle();
-    // Every metric's rows are computed in parallel, then written in metric order.
-    let tables: Vec<Table> = view
-        .metrics
-        .par_iter()
-        .map(|m| {
+    let metrics = &view.metrics;
+    // Metrics whose moves join the same positions share their component ids (Huarong Dao's
+    // three): per metric, the first metric with the same ids.
+    let same = |a: &[u32], b: &[u32]| std::ptr::eq(a, b) || a == b;
+    let first: Vec<usize> = (0..metrics.len())
+        .map(|j| {
+            (0..j)
+                .find(|&i| same(metrics[i].components, metrics[j].components))
+                .unwrap_or(j)
+        })
+        .collect();
+    // Every metric's representatives, and the goal counts of every distinct id table, in
+    // parallel.
+    let (best, goal_counts): (Vec<Vec<u32>>, Vec<Option<Vec<u64>>>) = rayon::join(
+        || {
+            metrics
+                .par_iter()
+                .map(|m| representatives(m.components, m.distances, m.component_sizes.len()))
+                .collect()
+        },
+        || {
+            metrics
+                .par_iter()
+                .enumerate()
+                .map(|(j, m)| {
+                    (first[j] == j)
+                        .then(|| goal_states(m.components, goals, m.component_sizes.len()))
+                })
+                .collect()
+        },
+    );
+    // Each representative rendered once: a metric sharing its components with an earlier one
+    // takes that one's layout where their representatives agree.
+    let mut layouts: Vec<Vec<String>> = Vec::with_capacity(metrics.len());
+    for (j, best_j) in best.iter().enumerate() {
+        let earlier = (first[j] != j).then(|| (&best[first[j]], &layouts[first[j]]));
+        let rendered = best_j
+            .par_iter()
+            .enumerate()
+            .map(|(c, &i)| match earlier {
+                Some((b, l)) if b[c] == i => l[c].clone(),
+                _ => puzzle.render(view.codes.get(i as usize)),
+            })
+            .collect();
+        layouts.push(rendered);
+    }
+    let tables: Vec<Table> = metrics
+        .iter()
+        .zip(best)
+        .zip(layouts)
+        .enumerate()
+        .map(|(j, ((m, best), layouts))| {
             let k = m.component_sizes.len();
-            let (goal_states, best) = rayon::join(
-                || goal_states(m.components, goals, k),
-                || representatives(m.components, m.distances, k),
-            );
             let max_distance: Vec<Option<u32>> = best
                 .iter()
                 .map(|&i| distance(m.distances[i as usize]))
                 .collect();
+            let goal_states = goal_counts[first[j]]
+                .clone()
+                .expect("the first metric of a component table counts its goals");
             Table::new()
                 .str("metric", vec![m.name.to_owned(); k])
                 .u32("component", (0..k as u32).collect())
                 .u64("size", m.component_sizes.to_vec())
                 .u64("goal_states", goal_states)
                 .opt_u32("max_distance", max_distance)
-                .str(
-                    "representative",
-                    best.par_iter()
-                        .map(|&i| puzzle.render(view.codes.get(i as usize)))
-                        .collect(),
-                )
+                .str("representative", layouts)
         })
         .collect();
     let mut w = TableWriter::create(path)?;
