@@ -169,12 +169,18 @@ impl Held {
     fn new<'a>(chunks: impl Iterator<Item = (&'a [u64], &'a [u32])> + Clone) -> Held {
         let arcs: usize = chunks.clone().map(|(_, t)| t.len()).sum();
         let mut targets = Vec::with_capacity(arcs);
-        let mut offsets = vec![0u64];
-        for (degrees, chunk) in chunks {
+        for (_, chunk) in chunks.clone() {
             targets.extend_from_slice(chunk);
-            for d in degrees {
-                offsets.push(offsets.last().unwrap() + d);
-            }
+        }
+        Held::with_targets(chunks.flat_map(|(d, _)| d.iter().copied()), targets)
+    }
+
+    /// The rows of `degrees` (one per state) over `targets`, which it keeps.
+    fn with_targets(degrees: impl Iterator<Item = u64>, targets: Vec<u32>) -> Held {
+        let arcs = targets.len();
+        let mut offsets = vec![0u64];
+        for d in degrees {
+            offsets.push(offsets.last().unwrap() + d);
         }
         let offsets = if narrow(arcs as u64) {
             HeldOffsets::Narrow(offsets.into_iter().map(|o| o as u32).collect())
@@ -1147,16 +1153,23 @@ fn hold_one_pass<P: Puzzle + ?Sized>(
     bar: &huarong_core::Progress,
 ) -> Result<Vec<(Header, Option<Held>)>, StageError> {
     let n = states.len();
-    let chunks = one_pass_lists(puzzle, states, targets, lookup, bar);
+    let mut chunks = one_pass_lists(puzzle, states, targets, lookup, bar);
     let built = targets
         .iter()
         .enumerate()
         .map(|(t, target)| {
-            let held = Held::new(
-                chunks
-                    .iter()
-                    .map(|c| (c[t].0.as_slice(), c[t].1.as_slice())),
-            );
+            let held = match chunks.as_mut_slice() {
+                // One list (a mirrored graph's): its rows are kept, not copied.
+                [single] => {
+                    let (degrees, rows) = std::mem::take(&mut single[t]);
+                    Held::with_targets(degrees.into_iter(), rows)
+                }
+                chunks => Held::new(
+                    chunks
+                        .iter()
+                        .map(|c| (c[t].0.as_slice(), c[t].1.as_slice())),
+                ),
+            };
             let histogram = puzzle
                 .degree_counts(target.metric)
                 .filter(|c| c.iter().sum::<u64>() == n as u64)
@@ -1174,11 +1187,87 @@ fn hold_one_pass<P: Puzzle + ?Sized>(
 
 /// Per chunk of states, per target: each state's degree and the chunk's neighbour lists
 /// (sorted, distinct), generated in one parallel pass, each successor once for all targets
-/// ([`Puzzle::neighbor_indices_in`]).
+/// ([`Puzzle::neighbor_indices_in`]). An undirected puzzle that ranks the moves leading up
+/// for less ([`Puzzle::ranks_above`]) is asked for those only, and every row is completed by
+/// the edges that lead down to it ([`mirrored`]): each edge is generated and ranked once.
 fn one_pass_lists<P: Puzzle + ?Sized>(
     puzzle: &P,
     states: &StateTable,
     targets: &[Target<'_>],
+    lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+    bar: &huarong_core::Progress,
+) -> Vec<Vec<(Vec<u64>, Vec<u32>)>> {
+    let above = !puzzle.directed() && puzzle.ranks_above();
+    let chunks = chunk_lists(puzzle, states, targets, above, lookup, bar);
+    if !above {
+        return chunks;
+    }
+    let n = states.len();
+    let full: Vec<(Vec<u64>, Vec<u32>)> = (0..targets.len())
+        .into_par_iter()
+        .map(|t| {
+            mirrored(
+                n,
+                chunks
+                    .iter()
+                    .map(|c| (c[t].0.as_slice(), c[t].1.as_slice())),
+            )
+        })
+        .collect();
+    vec![full]
+}
+
+/// An undirected graph's degrees and rows from its edges that lead up (each chunk's degrees
+/// and lists, in state order): every row is the states below it that lead up to it, in
+/// increasing order as the states are visited, then its own list — so it comes sorted.
+fn mirrored<'a>(
+    n: usize,
+    chunks: impl Iterator<Item = (&'a [u64], &'a [u32])> + Clone,
+) -> (Vec<u64>, Vec<u32>) {
+    let mut degrees = vec![0u64; n];
+    let mut u = 0;
+    for (ups, lists) in chunks.clone() {
+        for (d, &up) in degrees[u..u + ups.len()].iter_mut().zip(ups) {
+            *d += up;
+        }
+        u += ups.len();
+        for &v in lists {
+            degrees[v as usize] += 1;
+        }
+    }
+    // Where each row's next neighbour goes.
+    let mut next = Vec::with_capacity(n);
+    let mut at = 0u64;
+    for &d in &degrees {
+        next.push(at);
+        at += d;
+    }
+    let mut rows = vec![0u32; at as usize];
+    let mut u = 0usize;
+    for (ups, lists) in chunks {
+        let mut k = 0;
+        for &up in ups {
+            let list = &lists[k..k + up as usize];
+            k += up as usize;
+            // Every state below `u` with an edge to it came first: its own list goes last.
+            let start = next[u] as usize;
+            rows[start..start + list.len()].copy_from_slice(list);
+            for &v in list {
+                rows[next[v as usize] as usize] = u as u32;
+                next[v as usize] += 1;
+            }
+            u += 1;
+        }
+    }
+    (degrees, rows)
+}
+
+/// [`one_pass_lists`]' parallel pass: every neighbour, or only those that lead up when `above`.
+fn chunk_lists<P: Puzzle + ?Sized>(
+    puzzle: &P,
+    states: &StateTable,
+    targets: &[Target<'_>],
+    above: bool,
     lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
     bar: &huarong_core::Progress,
 ) -> Vec<Vec<(Vec<u64>, Vec<u32>)>> {
@@ -1194,7 +1283,11 @@ fn one_pass_lists<P: Puzzle + ?Sized>(
                 for i in start..end {
                     bufs.iter_mut().for_each(Vec::clear);
                     let code = code_of(puzzle, states, i);
-                    puzzle.neighbor_indices_in(i as u64, code, &metrics, lookup, bufs);
+                    if above {
+                        puzzle.neighbor_indices_above_in(i as u64, code, &metrics, lookup, bufs);
+                    } else {
+                        puzzle.neighbor_indices_in(i as u64, code, &metrics, lookup, bufs);
+                    }
                     for (buf, (degrees, targets)) in bufs.iter_mut().zip(&mut lists) {
                         if !buf.is_sorted_by(|a, b| a < b) {
                             buf.sort_unstable();
@@ -1380,6 +1473,53 @@ mod tests {
         w.finish().unwrap();
         let err = Csr::open_with(&path, 7, false).unwrap_err().to_string();
         assert!(err.contains("not a move graph"), "{err}");
+    }
+
+    /// An undirected graph's rows rebuilt from the edges that lead up, handed over in chunks
+    /// of every size (empty ones too), are its full rows: sorted, every edge both ways.
+    #[test]
+    fn mirrored_rows_are_the_full_rows() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for n in [1usize, 2, 7, 64, 300] {
+            let mut full = vec![Vec::<u32>::new(); n];
+            for _ in 0..3 * n {
+                let (a, b) = ((next() % n as u64) as u32, (next() % n as u64) as u32);
+                if a != b && !full[a as usize].contains(&b) {
+                    full[a as usize].push(b);
+                    full[b as usize].push(a);
+                }
+            }
+            full.iter_mut().for_each(|r| r.sort_unstable());
+            // Chunks of 0 to 9 states.
+            let mut chunks: Vec<(Vec<u64>, Vec<u32>)> = Vec::new();
+            let mut u = 0;
+            while u < n {
+                let len = ((next() % 10) as usize).min(n - u);
+                let mut chunk = (Vec::new(), Vec::new());
+                for row in &full[u..u + len] {
+                    let up: Vec<u32> = row.iter().copied().filter(|&v| v as usize > u).collect();
+                    chunk.0.push(up.len() as u64);
+                    chunk.1.extend(up);
+                    u += 1;
+                }
+                chunks.push(chunk);
+            }
+            let (degrees, rows) =
+                mirrored(n, chunks.iter().map(|(d, t)| (d.as_slice(), t.as_slice())));
+            let mut at = 0;
+            for (v, want) in full.iter().enumerate() {
+                assert_eq!(degrees[v], want.len() as u64, "n {n} row {v}");
+                assert_eq!(&rows[at..at + want.len()], want.as_slice(), "n {n} row {v}");
+                at += want.len();
+            }
+            assert_eq!(at, rows.len());
+        }
     }
 
     /// A labeled Huarong Dao graph is stored as its cover (a few hundred KB, not the lifted

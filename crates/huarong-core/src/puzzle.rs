@@ -313,6 +313,39 @@ pub trait Puzzle: Sync + Send {
             self.neighbor_indices(index, code, metric, lookup, out);
         }
     }
+
+    /// Whether [`Puzzle::neighbor_indices_above_in`] generates the moves that lead up in the
+    /// ranking for less than all of them cost: the graph stage then builds an undirected
+    /// graph's rows from those, each edge ranked once, and their mirror images. `false` (the
+    /// default): it asks for every neighbour.
+    fn ranks_above(&self) -> bool {
+        false
+    }
+
+    /// [`Puzzle::neighbor_indices_in`], only the neighbours with a larger index than `index`
+    /// ([`Puzzle::neighbor_indices_above`] in several metrics at once). The default generates
+    /// every neighbour and keeps the larger ones.
+    fn neighbor_indices_above_in(
+        &self,
+        index: u64,
+        code: u64,
+        metrics: &[usize],
+        lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+        outs: &mut [Vec<u32>],
+    ) {
+        let starts: Vec<usize> = outs.iter().map(Vec::len).collect();
+        self.neighbor_indices_in(index, code, metrics, lookup, outs);
+        for (out, start) in outs.iter_mut().zip(starts) {
+            let mut keep = start;
+            for k in start..out.len() {
+                if out[k] as u64 > index {
+                    out[keep] = out[k];
+                    keep += 1;
+                }
+            }
+            out.truncate(keep);
+        }
+    }
 }
 
 /// A space's state codes in index order: a state table's (sorted), or computed by a ranked

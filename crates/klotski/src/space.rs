@@ -130,6 +130,38 @@ impl Unlabeled {
     pub fn board(&self, index: u32) -> Board {
         Board::from_code(self.codes[index as usize], self.set).expect("stored codes are valid")
     }
+
+    /// `code`'s successors in each of `metrics`, ranked, appended to `outs` (sorted and
+    /// distinct: one piece's move never gives the position another piece's move gives) — only
+    /// those whose code is larger when `above`. Each successor is generated and ranked once
+    /// for all of `metrics` ([`crate::bits::Bits::each_successor_in`]), the successors sorted
+    /// once by rank, then handed to the metrics whose move reaches them.
+    fn ranked_successors(&self, code: u64, metrics: &[usize], above: bool, outs: &mut [Vec<u32>]) {
+        thread_local!(static RANKED: std::cell::RefCell<Vec<u64>> = Default::default());
+        let wanted = metrics.iter().fold(0u8, |w, &m| w | 1 << m);
+        RANKED.with_borrow_mut(|ranked| {
+            ranked.clear();
+            crate::bits::Bits::from_code(code).each_successor_in(wanted, |b, reached| {
+                let next = b.code();
+                if above && next < code {
+                    return;
+                }
+                let rank = self
+                    .index_of(next)
+                    .expect("a successor of a state is a state of the same space");
+                ranked.push(u64::from(rank) << 8 | u64::from(reached));
+            });
+            ranked.sort_unstable();
+            for &key in ranked.iter() {
+                let (rank, reached) = ((key >> 8) as u32, key as u8);
+                for (&m, out) in metrics.iter().zip(outs.iter_mut()) {
+                    if reached >> m & 1 != 0 {
+                        out.push(rank);
+                    }
+                }
+            }
+        });
+    }
 }
 
 struct Tiler<'a> {
@@ -239,9 +271,7 @@ impl Puzzle for Unlabeled {
     }
 
     /// Each successor generated and ranked once for all of `metrics`
-    /// ([`crate::bits::Bits::each_successor_in`]), the successors sorted once by rank, then
-    /// handed to the metrics whose move reaches them: every metric's list comes sorted (and
-    /// distinct: one piece's move never gives the position another piece's move gives), so the
+    /// ([`Unlabeled::ranked_successors`]); every metric's list comes sorted and distinct, so the
     /// graph stage sorts nothing.
     fn neighbor_indices_in(
         &self,
@@ -251,26 +281,24 @@ impl Puzzle for Unlabeled {
         _lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
         outs: &mut [Vec<u32>],
     ) {
-        thread_local!(static RANKED: std::cell::RefCell<Vec<u64>> = Default::default());
-        let wanted = metrics.iter().fold(0u8, |w, &m| w | 1 << m);
-        RANKED.with_borrow_mut(|ranked| {
-            ranked.clear();
-            crate::bits::Bits::from_code(code).each_successor_in(wanted, |b, reached| {
-                let rank = self
-                    .index_of(b.code())
-                    .expect("a successor of a state is a state of the same space");
-                ranked.push(u64::from(rank) << 8 | u64::from(reached));
-            });
-            ranked.sort_unstable();
-            for &key in ranked.iter() {
-                let (rank, reached) = ((key >> 8) as u32, key as u8);
-                for (&m, out) in metrics.iter().zip(outs.iter_mut()) {
-                    if reached >> m & 1 != 0 {
-                        out.push(rank);
-                    }
-                }
-            }
-        });
+        self.ranked_successors(code, metrics, false, outs);
+    }
+
+    /// Ranks follow codes (the state table is sorted), so a successor leads up in the ranking
+    /// exactly when its code is larger: the others are not looked up at all.
+    fn ranks_above(&self) -> bool {
+        true
+    }
+
+    fn neighbor_indices_above_in(
+        &self,
+        _index: u64,
+        code: u64,
+        metrics: &[usize],
+        _lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+        outs: &mut [Vec<u32>],
+    ) {
+        self.ranked_successors(code, metrics, true, outs);
     }
 
     fn is_goal(&self, code: u64) -> bool {

@@ -171,6 +171,29 @@ proptest! {
         }
     }
 
+    /// Only the neighbours that lead up in the ranking (what the graph stage mirrors, since
+    /// `ranks_above` says ranks follow codes) are exactly the several-metric lists' entries
+    /// above the state, in the same order: sorted and distinct.
+    #[test]
+    fn unlabeled_neighbours_above_are_the_larger_ranks(set in 0..6usize, x in any::<u64>(), wanted in 1..8u8) {
+        let (u, _) = &sets()[set];
+        prop_assume!(!u.is_empty());
+        prop_assert!(u.ranks_above() && !u.directed());
+        let i = x % u.len() as u64;
+        let code = u.unrank(i);
+        let lookup = lookup_of(u);
+        let metrics: Vec<usize> = (0..3).filter(|m| wanted >> m & 1 == 1).collect();
+        let mut all = vec![Vec::new(); metrics.len()];
+        u.neighbor_indices_in(i, code, &metrics, &lookup, &mut all);
+        let mut above = vec![Vec::new(); metrics.len()];
+        u.neighbor_indices_above_in(i, code, &metrics, &lookup, &mut above);
+        for (k, &m) in metrics.iter().enumerate() {
+            prop_assert!(all[k].windows(2).all(|w| w[0] < w[1]), "metric {} not sorted", m);
+            let larger: Vec<u32> = all[k].iter().copied().filter(|&v| v as u64 > i).collect();
+            prop_assert_eq!(&above[k], &larger, "metric {}", m);
+        }
+    }
+
     /// The bitboard move generator agrees with the board one, move for move.
     #[test]
     fn bitboard_moves_match_board_moves(set in 0..6usize, x in any::<u64>(), metric in 0..3usize) {
