@@ -271,7 +271,25 @@ impl Bits {
 
     /// [`Bits::successors_in`] handed to `f` one by one, with no list in between.
     #[inline]
-    pub fn each_successor_in(&self, wanted: u8, mut f: impl FnMut(Bits, u8)) {
+    pub fn each_successor_in(&self, wanted: u8, f: impl FnMut(Bits, u8)) {
+        self.successors_where(wanted, false, f);
+    }
+
+    /// [`Bits::each_successor_in`], only the positions whose [`Bits::code`] is larger than
+    /// this one's — told from the move alone, no code computed. The codes of a move's two ends
+    /// agree up to the lower of its two anchors (no other piece moves, and every cell of a
+    /// piece lies at or after its anchor); there the code shows Cao Cao's anchor itself (its
+    /// index is the code's high part), and for any other piece its first symbol: the moved
+    /// piece's (non-zero) at its new anchor where that comes first, an empty cell (zero) at its
+    /// old anchor where that does. So Cao Cao's moves to a later anchor lead up, and every
+    /// other piece's moves to an earlier one.
+    #[inline]
+    pub fn each_successor_above_in(&self, wanted: u8, f: impl FnMut(Bits, u8)) {
+        self.successors_where(wanted, true, f);
+    }
+
+    #[inline(always)]
+    fn successors_where(&self, wanted: u8, above: bool, mut f: impl FnMut(Bits, u8)) {
         self.each_piece(|kind, from, fit| {
             let sets = [
                 if wanted & 1 != 0 {
@@ -291,6 +309,15 @@ impl Bits {
                 },
             ];
             let mut targets = sets[0] | sets[1] | sets[2];
+            if above {
+                // `from` is one bit: the anchors before it, or after it.
+                let before = from - 1;
+                targets &= if kind == Kind::Cao {
+                    !(before | from)
+                } else {
+                    before
+                };
+            }
             while targets != 0 {
                 let to = targets & targets.wrapping_neg();
                 targets &= targets - 1;

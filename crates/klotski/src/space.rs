@@ -133,7 +133,8 @@ impl Unlabeled {
 
     /// `code`'s successors in each of `metrics`, ranked, appended to `outs` (sorted and
     /// distinct: one piece's move never gives the position another piece's move gives) — only
-    /// those whose code is larger when `above`. Each successor is generated and ranked once
+    /// those whose code is larger when `above` ([`crate::bits::Bits::each_successor_above_in`]:
+    /// the others are not even generated). Each successor is generated and ranked once
     /// for all of `metrics` ([`crate::bits::Bits::each_successor_in`]), the successors sorted
     /// once by rank, then handed to the metrics whose move reaches them.
     fn ranked_successors(&self, code: u64, metrics: &[usize], above: bool, outs: &mut [Vec<u32>]) {
@@ -141,16 +142,18 @@ impl Unlabeled {
         let wanted = metrics.iter().fold(0u8, |w, &m| w | 1 << m);
         RANKED.with_borrow_mut(|ranked| {
             ranked.clear();
-            crate::bits::Bits::from_code(code).each_successor_in(wanted, |b, reached| {
-                let next = b.code();
-                if above && next < code {
-                    return;
-                }
+            let mut rank = |b: crate::bits::Bits, reached: u8| {
                 let rank = self
-                    .index_of(next)
+                    .index_of(b.code())
                     .expect("a successor of a state is a state of the same space");
                 ranked.push(u64::from(rank) << 8 | u64::from(reached));
-            });
+            };
+            let bits = crate::bits::Bits::from_code(code);
+            if above {
+                bits.each_successor_above_in(wanted, &mut rank);
+            } else {
+                bits.each_successor_in(wanted, &mut rank);
+            }
             ranked.sort_unstable();
             for &key in ranked.iter() {
                 let (rank, reached) = ((key >> 8) as u32, key as u8);
@@ -285,7 +288,7 @@ impl Puzzle for Unlabeled {
     }
 
     /// Ranks follow codes (the state table is sorted), so a successor leads up in the ranking
-    /// exactly when its code is larger: the others are not looked up at all.
+    /// exactly when its code is larger, which its move tells: the others are not generated.
     fn ranks_above(&self) -> bool {
         true
     }
