@@ -286,14 +286,7 @@ pub trait Puzzle: Sync + Send {
     ) {
         let start = out.len();
         self.neighbor_indices(index, code, metric, lookup, out);
-        let mut keep = start;
-        for k in start..out.len() {
-            if out[k] as u64 > index {
-                out[keep] = out[k];
-                keep += 1;
-            }
-        }
-        out.truncate(keep);
+        keep_above(out, start, index);
     }
 
     /// [`Puzzle::neighbor_indices`] in several metrics at once: appends state `index`'s
@@ -336,16 +329,21 @@ pub trait Puzzle: Sync + Send {
         let starts: Vec<usize> = outs.iter().map(Vec::len).collect();
         self.neighbor_indices_in(index, code, metrics, lookup, outs);
         for (out, start) in outs.iter_mut().zip(starts) {
-            let mut keep = start;
-            for k in start..out.len() {
-                if out[k] as u64 > index {
-                    out[keep] = out[k];
-                    keep += 1;
-                }
-            }
-            out.truncate(keep);
+            keep_above(out, start, index);
         }
     }
+}
+
+/// Keeps, of `out[start..]`, the neighbours with a larger index than `index` (in order).
+fn keep_above(out: &mut Vec<u32>, start: usize, index: u64) {
+    let mut keep = start;
+    for k in start..out.len() {
+        if out[k] as u64 > index {
+            out[keep] = out[k];
+            keep += 1;
+        }
+    }
+    out.truncate(keep);
 }
 
 /// A space's state codes in index order: a state table's (sorted), or computed by a ranked
