@@ -14,10 +14,11 @@
 //! keeps its sorted neighbour lists in memory, then the offsets are laid out and every chunk is
 //! written in place. An undirected puzzle whose ranks follow its codes
 //! ([`Puzzle::ranks_above`]) is asked only for the neighbours above each state, and the rows
-//! are completed by those lists' mirror images: every edge is ranked once, not twice. Larger spaces take two parallel passes over the states, holding nothing
-//! graph-sized: count the neighbours (to lay out the offsets), then generate them again straight
-//! into their place in the targets — generating twice costs less than holding every neighbour
-//! list in memory once more.
+//! are completed by those lists' mirror images: every edge is ranked once, not twice. Larger
+//! spaces take two parallel passes over the states, holding nothing graph-sized: count the
+//! neighbours (to lay out the offsets), then generate them again straight into their place in
+//! the targets — generating twice costs less than holding every neighbour list in memory once
+//! more.
 //!
 //! A graph that is not stored, of a space that fits one pass, is still generated in that one
 //! pass (every metric's rows at once) and its rows are held in memory for the same run's later
