@@ -191,6 +191,11 @@ proptest! {
             prop_assert!(all[k].windows(2).all(|w| w[0] < w[1]), "metric {} not sorted", m);
             let larger: Vec<u32> = all[k].iter().copied().filter(|&v| v as u64 > i).collect();
             prop_assert_eq!(&above[k], &larger, "metric {}", m);
+            // The trait's default filter, over the one-metric lists, agrees.
+            let mut one = Vec::new();
+            u.neighbor_indices_above(i, code, m, &lookup, &mut one);
+            one.sort_unstable();
+            prop_assert_eq!(&one, &larger, "metric {}", m);
         }
     }
 
