@@ -8,10 +8,11 @@
 //! them: a bottom-up level reads the whole row of every state of another component, at every
 //! level, and the puzzles here have long searches (a hundred levels and more) over spaces with
 //! many unsolvable components (the Klotski universe's distances took 4.8 s of stage time this
-//! way, 10.1 s when a frontier of 1/24 of the states switched). On a directed graph the two directions differ: depth *from* the starts
-//! runs every level top-down along the arcs; distance *to* the goals follows the arcs backwards,
-//! which is exactly a bottom-up level over the forward arcs (does one of my arcs enter the
-//! frontier?), so every level runs bottom-up and no transposed graph is built.
+//! way, 10.1 s when a frontier of 1/24 of the states switched). On a directed graph the two
+//! directions differ: depth *from* the starts runs every level top-down along the arcs;
+//! distance *to* the goals follows the arcs backwards, which is exactly a bottom-up level over
+//! the forward arcs (does one of my arcs enter the frontier?), so every level runs bottom-up
+//! and no transposed graph is built.
 //!
 //! A graph whose rows are regenerated rather than stored ([`graph::Regenerated`]) runs every
 //! level top-down, each state's row generated once, when it is on the frontier; the search
