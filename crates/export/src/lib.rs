@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 pub use huarong_core::table::{Column as TableColumn, Table};
 use polars::io::parquet::write::get_encodings;
 use polars::prelude::*;
+use polars_arrow::array::{BooleanArray, PrimitiveArray};
 use polars_arrow::bitmap::Bitmap;
+use polars_arrow::datatypes::ArrowDataType;
 use polars_parquet::parquet::CowBuffer;
 use polars_parquet::parquet::schema::types::PrimitiveType as PrimitiveTypeInfo;
 use polars_parquet::write::{
@@ -62,15 +64,16 @@ fn frame(table: Table) -> Result<DataFrame, ExportError> {
         let name = PlSmallStr::from(name.as_str());
         columns.push(match c {
             TableColumn::Str(v) => Column::new(name, v),
-            TableColumn::Bool(v) => Column::new(name, v),
+            TableColumn::Bool(v) => {
+                let values = packed(&v, |&b| b);
+                let array = BooleanArray::new(ArrowDataType::Boolean, values, None);
+                BooleanChunked::with_chunk(name, array).into_column()
+            }
             TableColumn::U32(v) => UInt32Chunked::from_vec(name, v).into_column(),
             TableColumn::OptU32(v) => Column::new(name, v),
             TableColumn::PackedU32(v) => {
                 // The values move in as they are; nulls become a validity bitmap.
-                let valid: Bitmap = v
-                    .iter()
-                    .map(|&x| x != huarong_core::table::NULL_U32)
-                    .collect();
+                let valid = packed(&v, |&x| x != huarong_core::table::NULL_U32);
                 let valid = (valid.unset_bits() > 0).then_some(valid);
                 UInt32Chunked::from_vec_validity(name, v, valid).into_column()
             }
@@ -82,6 +85,26 @@ fn frame(table: Table) -> Result<DataFrame, ExportError> {
         path: PathBuf::new(),
         source,
     })
+}
+
+/// One bit per value, `flag` of it, packed as Arrow packs bits (least significant first) a byte
+/// at a time — `Bitmap`'s `FromIterator<bool>` pushes bit by bit (a twentieth of the main
+/// job's export went to the validity of its distance columns that way).
+fn packed<T>(values: &[T], flag: impl Fn(&T) -> bool) -> Bitmap {
+    let byte = |chunk: &[T]| {
+        chunk
+            .iter()
+            .enumerate()
+            .fold(0u8, |byte, (j, v)| byte | (u8::from(flag(v)) << j))
+    };
+    let chunks = values.chunks_exact(8);
+    let last = chunks.remainder();
+    let mut bytes = Vec::with_capacity(values.len().div_ceil(8));
+    bytes.extend(chunks.map(&byte));
+    if !last.is_empty() {
+        bytes.push(byte(last));
+    }
+    Bitmap::from_u8_vec(bytes, values.len())
 }
 
 /// Writes `table` as one Parquet file at `path`, atomically; returns its size in bytes.
@@ -215,7 +238,7 @@ fn column_pages(
 ) -> PolarsResult<Vec<Vec<Vec<CompressedPage>>>> {
     let options = options();
     let decided = match encodings {
-        [Encoding::RleDictionary] => wide_dictionary(array.as_ref()),
+        [Encoding::RleDictionary] => dictionary(array.as_ref()),
         _ => None,
     };
     let type_ = types[0].clone();
@@ -318,52 +341,146 @@ enum Decided {
     Plain,
 }
 
-/// The polars Parquet writer's dictionary for an integer column whose values span more than
-/// its bitmask reaches (2^16): it estimates the distinct values (HyperLogLog), writes the
-/// column plainly if they are over 3/4 of the rows, else builds the dictionary by hashing every
-/// value. Here the same decision, from the same estimate, and the same dictionary (values in
-/// order of first appearance, `u32` keys) from a table indexed by `value - min` instead of a
-/// hash map: the same pages, byte for byte, in a fraction of the time (the labeled classic
-/// space's three component columns, 37.9M rows each, were a quarter of the main job's export).
+/// The polars Parquet writer's dictionary for an integer column, decided here instead: the same
+/// decision and the same dictionary, so the same pages byte for byte, in a fraction of the time
+/// (the writer walks a column five times through generic iterators; the main job's distance
+/// columns alone, 3 × 37.9M rows with nulls, were a fifth of its export).
 ///
-/// `None` where the writer decides as before: other types, nulls, a span its bitmask covers,
-/// or one too wide for the table.
-fn wide_dictionary(array: &dyn polars_arrow::array::Array) -> Option<Decided> {
-    use polars_arrow::array::PrimitiveArray;
+/// The writer first takes the span of the non-null values. If it is at most 2^16 (its bitmask),
+/// the dictionary is the distinct values in increasing order — unless they are over 3/4 of the
+/// rows (and more than [`Dictionary::FEW`]), when the column is written plainly. Wider, it
+/// estimates the distinct values (HyperLogLog), writes plainly over 3/4, else hashes every value
+/// into a dictionary in order of first appearance; here the same estimate and a table indexed by
+/// `value - min` instead of the hash map, for spans below [`DENSE_SPAN`] and columns without
+/// nulls.
+///
+/// `None` where the writer decides as before: other types, no non-null value, or a wide span
+/// this does not cover.
+fn dictionary(array: &dyn polars_arrow::array::Array) -> Option<Decided> {
     use polars_arrow::datatypes::ArrowDataType as Dt;
     match array.dtype() {
-        Dt::UInt32 => first_seen::<u32>(array.as_any().downcast_ref::<PrimitiveArray<u32>>()?),
-        Dt::UInt64 => first_seen::<u64>(array.as_any().downcast_ref::<PrimitiveArray<u64>>()?),
+        Dt::UInt32 => decide::<u32>(array.as_any().downcast_ref::<PrimitiveArray<u32>>()?),
+        Dt::UInt64 => decide::<u64>(array.as_any().downcast_ref::<PrimitiveArray<u64>>()?),
         _ => None,
+    }
+}
+
+/// The integer types [`dictionary`] decides for.
+trait Dictionary: polars_arrow::types::NativeType + Into<u64> {
+    /// Up to this many distinct values a narrow column always gets a dictionary (the writer's
+    /// `DELTA_THRESHOLD`).
+    const FEW: usize;
+    /// A value of this type, as a `u64` (one that came from this type).
+    fn from_u64(v: u64) -> Self;
+}
+
+impl Dictionary for u32 {
+    const FEW: usize = 512;
+    fn from_u64(v: u64) -> u32 {
+        v as u32
+    }
+}
+
+impl Dictionary for u64 {
+    const FEW: usize = 2048;
+    fn from_u64(v: u64) -> u64 {
+        v
     }
 }
 
 /// Most entries of [`first_seen`]'s table (64 MB of `u32`).
 const DENSE_SPAN: u64 = 1 << 24;
 
-fn first_seen<T>(array: &polars_arrow::array::PrimitiveArray<T>) -> Option<Decided>
-where
-    T: polars_arrow::types::NativeType + Into<u64>,
-{
-    use polars_arrow::array::{Array, DictionaryArray, PrimitiveArray};
-    use polars_arrow::datatypes::{ArrowDataType as Dt, IntegerType};
+fn decide<T: Dictionary>(array: &PrimitiveArray<T>) -> Option<Decided> {
     let values = array.values().as_slice();
-    if values.is_empty() || array.null_count() > 0 {
-        return None;
-    }
-    let (min, max) = values.iter().fold((u64::MAX, 0u64), |(lo, hi), &v| {
-        let v: u64 = v.into();
-        (lo.min(v), hi.max(v))
+    let validity = array.validity().filter(|v| v.unset_bits() > 0);
+    // The span of the non-null values (a null's value is anything).
+    let (mut min, mut max) = (u64::MAX, 0u64);
+    for_each_marked(values, validity, |v, valid| {
+        min = min.min(if valid { v } else { u64::MAX });
+        max = max.max(if valid { v } else { 0 });
     });
-    let span = max - min;
-    // The writer's bitmask covers spans up to u16::MAX for both types (its dictionary is then
-    // sorted, not in order of appearance).
-    if span <= u16::MAX as u64 || span >= DENSE_SPAN {
+    if min > max {
         return None;
     }
+    let span = max - min;
+    if span <= u16::MAX as u64 {
+        Some(sorted(array, validity, min, span))
+    } else if validity.is_none() && span < DENSE_SPAN {
+        Some(first_seen(array, min, span))
+    } else {
+        None
+    }
+}
+
+/// Calls `f` with every value as a `u64` and whether it is valid, 64 values to a validity word
+/// (branch-free callers then run without the bit iterator's per-value branches).
+fn for_each_marked<T: Dictionary>(
+    values: &[T],
+    validity: Option<&Bitmap>,
+    mut f: impl FnMut(u64, bool),
+) {
+    let Some(validity) = validity else {
+        values.iter().for_each(|&v| f(v.into(), true));
+        return;
+    };
+    let mut words = validity.chunks::<u64>();
+    let mut blocks = values.chunks_exact(64);
+    for (block, word) in (&mut blocks).zip(&mut words) {
+        for (j, &v) in block.iter().enumerate() {
+            f(v.into(), word >> j & 1 == 1);
+        }
+    }
+    let last = words.remainder();
+    for (j, &v) in blocks.remainder().iter().enumerate() {
+        f(v.into(), last >> j & 1 == 1);
+    }
+}
+
+/// The narrow case of [`decide`]: the distinct non-null values in increasing order, each row's
+/// key its value's place among them.
+fn sorted<T: Dictionary>(
+    array: &PrimitiveArray<T>,
+    validity: Option<&Bitmap>,
+    min: u64,
+    span: u64,
+) -> Decided {
+    let values = array.values().as_slice();
+    let slot = |v: T| (v.into() - min) as usize;
+    let mut seen = vec![false; span as usize + 1];
+    for_each_marked(values, validity, |v, valid| {
+        // A null marks nothing (at the span's first slot, whatever its value).
+        let at = if valid { v.wrapping_sub(min) } else { 0 };
+        seen[at as usize] |= valid;
+    });
+    let distinct: Vec<T> = (0..=span)
+        .filter(|&offset| seen[offset as usize])
+        .map(|offset| T::from_u64(min + offset))
+        .collect();
+    if distinct.len() > T::FEW && distinct.len() as f64 / values.len() as f64 >= 0.75 {
+        return Decided::Plain;
+    }
+    let mut key_of = vec![0u32; span as usize + 1];
+    for (key, &v) in distinct.iter().enumerate() {
+        key_of[slot(v)] = key as u32;
+    }
+    // A null's key is that of its value clamped into the span, as the writer has it (the
+    // pages leave it out).
+    let keys: Vec<u32> = values
+        .iter()
+        .map(|&v| key_of[(v.into().clamp(min, min + span) - min) as usize])
+        .collect();
+    dictionary_array(array, keys, distinct, array.validity().cloned())
+}
+
+/// The wide case of [`decide`], for a column without nulls: plain if the writer's estimate of
+/// the distinct values is over 3/4 of the rows, else the distinct values in order of first
+/// appearance, each row's key its value's place among them.
+fn first_seen<T: Dictionary>(array: &PrimitiveArray<T>, min: u64, span: u64) -> Decided {
+    let values = array.values().as_slice();
     let estimate = polars_compute::cardinality::estimate_cardinality(array);
     if values.len() > 128 && estimate as f64 / values.len() as f64 > 0.75 {
-        return Some(Decided::Plain);
+        return Decided::Plain;
     }
     let mut key_of = vec![u32::MAX; span as usize + 1];
     let mut distinct: Vec<T> = Vec::new();
@@ -378,11 +495,28 @@ where
             *slot
         })
         .collect();
-    let dtype = Dt::Dictionary(IntegerType::UInt32, Box::new(array.dtype().clone()), false);
-    let keys = PrimitiveArray::new(Dt::UInt32, keys.into(), None);
+    dictionary_array(array, keys, distinct, None)
+}
+
+/// The dictionary array of `array`'s values as `keys` into `distinct`.
+fn dictionary_array<T: Dictionary>(
+    array: &PrimitiveArray<T>,
+    keys: Vec<u32>,
+    distinct: Vec<T>,
+    validity: Option<Bitmap>,
+) -> Decided {
+    use polars_arrow::array::DictionaryArray;
+    use polars_arrow::datatypes::IntegerType;
+    let dtype =
+        ArrowDataType::Dictionary(IntegerType::UInt32, Box::new(array.dtype().clone()), false);
+    let keys = PrimitiveArray::new(ArrowDataType::UInt32, keys.into(), validity);
     let distinct = PrimitiveArray::new(array.dtype().clone(), distinct.into(), None);
-    let dictionary = DictionaryArray::<u32>::try_new(dtype, keys, Box::new(distinct)).ok()?;
-    Some(Decided::Dictionary(Box::new(dictionary)))
+    // SAFETY: every key indexes `distinct` — it is the place of a value pushed there (or of
+    // the span's clamped value, which is there).
+    let dictionary =
+        unsafe { DictionaryArray::<u32>::try_new_unchecked(dtype, keys, Box::new(distinct)) }
+            .expect("a dictionary of u32 keys over the column's own type");
+    Decided::Dictionary(Box::new(dictionary))
 }
 
 impl std::fmt::Debug for TableWriter {
@@ -548,13 +682,14 @@ mod tests {
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
-    /// Integer columns whose values span more than 2^16 get their dictionary (or plain
-    /// encoding) from [`wide_dictionary`], not from the Parquet writer, and a column equal to
-    /// an earlier one gets copies of its pages: the file must be the one polars's own
-    /// `ParquetWriter` writes, byte for byte, whichever way it decides.
+    /// Integer columns get their dictionary (or plain encoding) from [`dictionary`], not from
+    /// the Parquet writer, and a column equal to an earlier one gets copies of its pages: the
+    /// file must be the one polars's own `ParquetWriter` writes, byte for byte, whichever way
+    /// it decides — narrow or wide, with nulls or without, dictionary or plain.
     #[test]
-    fn wide_integer_columns_are_written_as_polars_writes_them() {
+    fn integer_columns_are_written_as_polars_writes_them() {
         let rows = 50_000u32;
+        let null = huarong_core::table::NULL_U32;
         let table = || {
             Table::new()
                 // Few distinct values over a wide span, in no order: a dictionary.
@@ -571,27 +706,50 @@ mod tests {
                         .map(|i| (i / 2) * 1_000 + (1 << 40))
                         .collect(),
                 )
-                // A narrow span (the writer's own bitmask) and a column with nulls.
-                .u32("narrow", (0..rows).map(|i| i % 1_000).collect())
+                // A narrow span (the writer's own bitmask): a sorted dictionary.
+                .u32("narrow", (0..rows).map(|i| i % 1_000 + 5).collect())
+                // Narrow and distinct: plain; narrow, u64.
+                .u32("narrow_distinct", (0..rows).map(|i| rows - i).collect())
+                .u64("narrow_u64", (0..rows as u64).map(|i| i % 3_000).collect())
                 // Columns equal to earlier ones (encoded once, their pages copied), and one
                 // equal but for its last value.
                 .u32(
                     "few_again",
                     (0..rows).map(|i| (i * 7_919 % 97) * 70_001).collect(),
                 )
-                .u32("narrow_again", (0..rows).map(|i| i % 1_000).collect())
+                .u32("narrow_again", (0..rows).map(|i| i % 1_000 + 5).collect())
                 .u32(
                     "narrow_but_one",
                     (0..rows)
-                        .map(|i| if i + 1 == rows { 7 } else { i % 1_000 })
+                        .map(|i| if i + 1 == rows { 7 } else { i % 1_000 + 5 })
                         .collect(),
                 )
+                // Nulls, wide (the writer decides) and narrow (a distance per position), one
+                // with values on both sides of the nulls' placeholder, one whose rows are
+                // all but one null, one all null.
                 .opt_u32(
                     "nulls",
                     (0..rows)
                         .map(|i| (i % 5 != 0).then_some(i % 300 * 100_000))
                         .collect(),
                 )
+                .packed_u32(
+                    "distance",
+                    (0..rows)
+                        .map(|i| if i % 7 < 2 { null } else { i * 31 % 127 })
+                        .collect(),
+                )
+                .opt_u32(
+                    "narrow_nulls",
+                    (0..rows)
+                        .map(|i| (i % 3 != 0).then_some(60_000 + i % 5_000))
+                        .collect(),
+                )
+                .packed_u32(
+                    "one_value",
+                    (0..rows).map(|i| if i == 777 { 9 } else { null }).collect(),
+                )
+                .packed_u32("no_value", vec![null; rows as usize])
         };
         let dir = tempfile::tempdir().unwrap();
         let ours = dir.path().join("ours.parquet");
@@ -608,18 +766,45 @@ mod tests {
         let array = |values: Vec<u32>| -> ArrayRef {
             Box::new(polars_arrow::array::PrimitiveArray::from_vec(values))
         };
+        let keys = |d: &ArrayRef| -> (Vec<u32>, usize) {
+            let d = d
+                .as_any()
+                .downcast_ref::<polars_arrow::array::DictionaryArray<u32>>()
+                .unwrap();
+            (d.keys().values().as_slice().to_vec(), d.values().len())
+        };
         let few = array((0..rows).map(|i| (i * 7_919 % 97) * 70_001).collect());
-        let Some(Decided::Dictionary(d)) = wide_dictionary(few.as_ref()) else {
+        let Some(Decided::Dictionary(d)) = dictionary(few.as_ref()) else {
             panic!("a dictionary for 97 values over 6.7M");
         };
-        assert_eq!(d.len(), rows as usize);
+        // In order of first appearance: the first rows are keys 0, 1, 2.
+        assert_eq!((keys(&d).0[..3].to_vec(), keys(&d).1), (vec![0, 1, 2], 97));
         let distinct = array((0..rows).map(|i| i * 3 + 1_000_000).collect());
         assert!(matches!(
-            wide_dictionary(distinct.as_ref()),
+            dictionary(distinct.as_ref()),
             Some(Decided::Plain)
         ));
-        let narrow = array((0..rows).map(|i| i % 1_000).collect());
-        assert!(wide_dictionary(narrow.as_ref()).is_none());
+        let narrow = array((0..rows).map(|i| 1_004 - i % 1_000).collect());
+        let Some(Decided::Dictionary(d)) = dictionary(narrow.as_ref()) else {
+            panic!("a dictionary for 1,000 values over 1,000");
+        };
+        // Sorted: the first row holds the largest value.
+        assert_eq!(
+            (keys(&d).0[..2].to_vec(), keys(&d).1),
+            (vec![999, 998], 1_000)
+        );
+        let narrow_distinct = array((0..rows).map(|i| rows - i).collect());
+        assert!(matches!(
+            dictionary(narrow_distinct.as_ref()),
+            Some(Decided::Plain)
+        ));
+        let no_value = frame(Table::new().packed_u32("d", vec![null; 3])).unwrap();
+        let no_value = no_value
+            .column("d")
+            .unwrap()
+            .as_materialized_series()
+            .to_arrow(0, CompatLevel::newest());
+        assert!(dictionary(no_value.as_ref()).is_none());
     }
 
     #[test]
