@@ -16,6 +16,9 @@ pub enum Column {
     PackedU32(Vec<u32>),
     U64(Vec<u64>),
     OptU64(Vec<Option<u64>>),
+    /// Consecutive `u32` values, e.g. a table's row numbers (`index`, `component`): computed,
+    /// not stored, and written delta-encoded (a few bytes a page rather than four a row).
+    Index(std::ops::Range<u32>),
 }
 
 impl Column {
@@ -28,6 +31,7 @@ impl Column {
             Column::PackedU32(v) => v.len(),
             Column::U64(v) => v.len(),
             Column::OptU64(v) => v.len(),
+            Column::Index(r) => r.len(),
         }
     }
 
@@ -98,6 +102,11 @@ impl Table {
 
     pub fn opt_u64(self, name: &str, values: Vec<Option<u64>>) -> Self {
         self.column(name, Column::OptU64(values))
+    }
+
+    /// A `u32` column of the consecutive values `rows` (see [`Column::Index`]).
+    pub fn index(self, name: &str, rows: std::ops::Range<u32>) -> Self {
+        self.column(name, Column::Index(rows))
     }
 
     /// Number of rows (0 for a table without columns).

@@ -18,7 +18,8 @@ use crate::{Pipeline, PipelineError, manifest, tables};
 /// The export's algorithm version: bump it whenever the same inputs give other table bytes.
 /// 4: one export path for every puzzle (the registry); `component_sizes.parquet` for all.
 /// 5: a states table's code columns (Huarong Dao: `common_code`, `short_code`).
-pub const VERSION: u32 = 5;
+/// 6: `index` and `component` columns delta-encoded (the same values).
+pub const VERSION: u32 = 6;
 
 /// The fingerprint the export of `pipeline` over `plan`'s spaces in `output` must carry (the
 /// spaces' artifact headers are read, not verified: the stages just did that).

@@ -296,10 +296,7 @@ pub fn write_states(view: &SpaceView<'_>, goals: &[bool], path: &Path) -> Result
 fn states_batch(view: &SpaceView<'_>, goals: &[bool], start: usize) -> Table {
     let end = (start + BATCH).min(view.codes.len());
     let puzzle = view.puzzle();
-    let mut t = Table::new().u32(
-        "index",
-        (start as u32..end as u32).into_par_iter().collect(),
-    );
+    let mut t = Table::new().index("index", start as u32..end as u32);
     t = match view.spec.key {
         StateKey::Layout => t.str(
             "layout",
@@ -419,7 +416,7 @@ pub fn write_components(
                 .expect("the first metric of a component table counts its goals");
             Table::new()
                 .str("metric", vec![m.name.to_owned(); k])
-                .u32("component", (0..k as u32).collect())
+                .index("component", 0..k as u32)
                 .u64("size", m.component_sizes.to_vec())
                 .u64("goal_states", goal_states)
                 .opt_u32("max_distance", max_distance)
