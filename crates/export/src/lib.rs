@@ -259,14 +259,13 @@ fn column_pages(
                 Page::Dict(dict) => {
                     for copy in &mut pages {
                         let page = Page::Dict(dict.clone());
-                        copy.push(compress(page, Vec::new(), options.compression)?);
+                        copy.push(compressed(page)?);
                     }
                 }
                 Page::Data(data) => {
                     let descriptor = data.descriptor.clone();
                     let num_rows = data.num_rows;
-                    let compressed = compress(Page::Data(data), Vec::new(), options.compression)?;
-                    let CompressedPage::Data(mut first) = compressed else {
+                    let CompressedPage::Data(mut first) = compressed(Page::Data(data))? else {
                         unreachable!("a data page compresses to a data page");
                     };
                     for (copy, type_) in pages[1..].iter_mut().zip(&types[1..]) {
@@ -295,6 +294,56 @@ fn column_pages(
         }
     }
     Ok(out)
+}
+
+/// `page` compressed as polars's `compress` does it (zstd at its default level), with a zstd
+/// context kept per thread: `compress` makes one per page, its tables allocated and zeroed each
+/// time (and the output buffer zeroed before zstd writes it). The same bytes: zstd derives a
+/// frame's parameters from the level and the input's size alone, whichever context runs it.
+fn compressed(page: Page) -> PolarsResult<CompressedPage> {
+    use polars_parquet::parquet::page::{CompressedDictPage, DataPageHeader};
+    thread_local! {
+        static ZSTD: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let zstd = |input: &[u8]| -> std::io::Result<Vec<u8>> {
+        ZSTD.with_borrow_mut(|cx| {
+            let cx = match cx {
+                Some(cx) => cx,
+                None => cx.insert(zstd::bulk::Compressor::new(0)?),
+            };
+            let mut out = Vec::with_capacity(zstd::zstd_safe::compress_bound(input.len()));
+            cx.compress_to_buffer(input, &mut out)?;
+            Ok(out)
+        })
+    };
+    let io = |e: std::io::Error| PolarsError::ComputeError(format!("zstd: {e}").into());
+    let compression = options().compression;
+    match page {
+        Page::Data(data) if matches!(data.header(), DataPageHeader::V1(_)) => {
+            let num_rows = data.num_rows.expect("a written page knows its rows");
+            let buffer = zstd(data.buffer()).map_err(io)?;
+            Ok(CompressedPage::Data(CompressedDataPage::new(
+                data.header().clone(),
+                CowBuffer::Owned(buffer),
+                compression.into(),
+                data.buffer().len(),
+                data.descriptor.clone(),
+                num_rows,
+            )))
+        }
+        Page::Dict(dict) => {
+            let buffer = zstd(&dict.buffer).map_err(io)?;
+            Ok(CompressedPage::Dict(CompressedDictPage::new(
+                CowBuffer::Owned(buffer),
+                compression.into(),
+                dict.buffer.len(),
+                dict.num_values,
+                dict.is_sorted,
+            )))
+        }
+        other => Ok(compress(other, Vec::new(), compression)?),
+    }
 }
 
 /// Whether column `j` of a batch holds what column `i` does, in a Parquet type differing only

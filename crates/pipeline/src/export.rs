@@ -244,16 +244,19 @@ fn space_tables(
         // The two per-position tables are independent: written side by side.
         let states = format!("states-{id}.parquet");
         let components = format!("components-{id}.parquet");
-        let (s, c) = rayon::join(
+        // The component-size rows go with the components table (the shorter of the two).
+        let (s, (c, component_sizes)) = rayon::join(
             || {
                 spec.states_table
                     .then(|| tables::write_states(view, goals, &output.join(&states)))
                     .transpose()
             },
             || {
-                spec.components_table
+                let c = spec
+                    .components_table
                     .then(|| tables::write_components(view, goals, &output.join(&components)))
-                    .transpose()
+                    .transpose();
+                (c, tables::component_sizes(view, goals, columns))
             },
         );
         if let Some(size) = s? {
@@ -262,7 +265,7 @@ fn space_tables(
         if let Some(size) = c? {
             written.push((components, size));
         }
-        sizes.push(tables::component_sizes(view, goals, columns));
+        sizes.push(component_sizes);
         let (d, g) = tables::histograms(report, columns);
         dist_hist.push(d);
         deg_hist.push(g);

@@ -357,11 +357,10 @@ pub fn write_components(
     let metrics = &view.metrics;
     // Metrics whose moves join the same positions share their component ids (Huarong Dao's
     // three): per metric, the first metric with the same ids.
-    let same = |a: &[u32], b: &[u32]| std::ptr::eq(a, b) || a == b;
     let first: Vec<usize> = (0..metrics.len())
         .map(|j| {
             (0..j)
-                .find(|&i| same(metrics[i].components, metrics[j].components))
+                .find(|&i| same_ids(metrics[i].components, metrics[j].components))
                 .unwrap_or(j)
         })
         .collect();
@@ -444,6 +443,11 @@ pub(crate) fn representatives(ids: &[u32], distances: &[u16], k: usize) -> Vec<u
     best.into_iter().map(|(_, i)| i).collect()
 }
 
+/// Whether two metrics' component ids are the same table (often the same slice).
+fn same_ids(a: &[u32], b: &[u32]) -> bool {
+    std::ptr::eq(a, b) || a == b
+}
+
 /// Goal states per component.
 fn goal_states(ids: &[u32], goals: &[bool], k: usize) -> Vec<u64> {
     let mut counts = vec![0u64; k];
@@ -462,13 +466,22 @@ pub fn component_sizes(
 ) -> Table {
     let (mut metric, mut size, mut count, mut with_goal) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    // Which components hold a goal, once per distinct id table (Huarong Dao's three metrics
+    // share theirs).
+    let mut holding: Vec<(&[u32], Vec<bool>)> = Vec::new();
     for m in &view.metrics {
-        let mut has_goal = vec![false; m.component_sizes.len()];
-        for (i, &g) in goals.iter().enumerate() {
-            if g {
-                has_goal[m.components[i] as usize] = true;
+        let known = holding
+            .iter()
+            .position(|(ids, _)| same_ids(ids, m.components));
+        let k = known.unwrap_or_else(|| {
+            let mut has_goal = vec![false; m.component_sizes.len()];
+            for (&c, _) in m.components.iter().zip(goals).filter(|(_, g)| **g) {
+                has_goal[c as usize] = true;
             }
-        }
+            holding.push((m.components, has_goal));
+            holding.len() - 1
+        });
+        let has_goal = &holding[k].1;
         let mut by_size: std::collections::BTreeMap<u64, (u64, u64)> = Default::default();
         for (c, &sz) in m.component_sizes.iter().enumerate() {
             let e = by_size.entry(sz).or_default();
