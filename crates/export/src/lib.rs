@@ -561,8 +561,8 @@ fn dictionary_array<T: Dictionary>(
         ArrowDataType::Dictionary(IntegerType::UInt32, Box::new(array.dtype().clone()), false);
     let keys = PrimitiveArray::new(ArrowDataType::UInt32, keys.into(), validity);
     let distinct = PrimitiveArray::new(array.dtype().clone(), distinct.into(), None);
-    // SAFETY: every key indexes `distinct` — it is the place of a value pushed there (or of
-    // the span's clamped value, which is there).
+    // SAFETY: every key is below `distinct.len()`: the place of a value pushed there, or 0 (a
+    // null's clamped value that no row holds; `distinct` has the column's minimum).
     let dictionary =
         unsafe { DictionaryArray::<u32>::try_new_unchecked(dtype, keys, Box::new(distinct)) }
             .expect("a dictionary of u32 keys over the column's own type");
