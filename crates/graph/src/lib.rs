@@ -168,27 +168,18 @@ enum HeldOffsets {
 }
 
 impl Held {
-    /// The rows of `degrees` and `targets` (each chunk's degrees and neighbour lists, in order).
-    fn new<'a>(chunks: impl Iterator<Item = (&'a [u64], &'a [u32])> + Clone) -> Held {
+    /// The rows of each chunk's degrees and neighbour lists, in state order.
+    fn new<'a>(chunks: impl Iterator<Item = (&'a [u32], &'a [u32])> + Clone) -> Held {
         let arcs: usize = chunks.clone().map(|(_, t)| t.len()).sum();
         let mut targets = Vec::with_capacity(arcs);
         for (_, chunk) in chunks.clone() {
             targets.extend_from_slice(chunk);
         }
-        Held::with_targets(chunks.flat_map(|(d, _)| d.iter().copied()), targets)
-    }
-
-    /// The rows of `degrees` (one per state) over `targets`, which it keeps.
-    fn with_targets(degrees: impl Iterator<Item = u64>, targets: Vec<u32>) -> Held {
-        let arcs = targets.len();
-        let mut offsets = vec![0u64];
-        for d in degrees {
-            offsets.push(offsets.last().unwrap() + d);
-        }
+        let degrees = chunks.flat_map(|(d, _)| d.iter().copied());
         let offsets = if narrow(arcs as u64) {
-            HeldOffsets::Narrow(offsets.into_iter().map(|o| o as u32).collect())
+            HeldOffsets::Narrow(running(degrees))
         } else {
-            HeldOffsets::Wide(offsets)
+            HeldOffsets::Wide(running(degrees))
         };
         Held { offsets, targets }
     }
@@ -1105,8 +1096,8 @@ fn write_record(target: &Target<'_>, n: usize, histogram: Vec<u64>) -> Result<He
 /// pass, holding nothing graph-sized.
 const ONE_PASS_STATES: usize = 1 << 22;
 
-/// Writes the graph of every target in one parallel pass over the states: each chunk keeps
-/// its states' sorted neighbour lists per target, then every artifact is laid out and written.
+/// Writes the graph of every target in one parallel pass over the states ([`one_pass_lists`]),
+/// then lays out and writes every artifact.
 fn write_one_pass<P: Puzzle + ?Sized>(
     puzzle: &P,
     states: &StateTable,
@@ -1115,10 +1106,10 @@ fn write_one_pass<P: Puzzle + ?Sized>(
     bar: &huarong_core::Progress,
 ) -> Result<Vec<Header>, StageError> {
     let n = states.len();
-    let chunks = one_pass_lists(puzzle, states, targets, lookup, bar);
+    let graphs = one_pass_lists(puzzle, states, targets, lookup, bar);
     let mut headers = Vec::with_capacity(targets.len());
-    for (t, target) in targets.iter().enumerate() {
-        let arcs: u64 = chunks.iter().map(|c| c[t].1.len() as u64).sum();
+    for (target, held) in targets.iter().zip(graphs) {
+        let arcs = held.targets.len() as u64;
         let w = ArtifactWriter::create(
             target.path,
             KIND,
@@ -1126,19 +1117,12 @@ fn write_one_pass<P: Puzzle + ?Sized>(
             &target.label,
             &sections(n, arcs),
         )?;
-        let mut offsets = Vec::with_capacity(n + 1);
-        offsets.push(0u64);
-        let mut at = 0u64;
-        for chunk in &chunks {
-            let (degrees, targets) = &chunk[t];
-            w.write(1, at, targets)?;
-            for d in degrees {
-                at += d;
-                offsets.push(at);
-            }
+        // `Held` and `sections` choose the width of the offsets the same way.
+        match &held.offsets {
+            HeldOffsets::Narrow(o) => w.write(0, 0, o)?,
+            HeldOffsets::Wide(o) => w.write(0, 0, o)?,
         }
-        debug_assert_eq!(offsets.len(), n + 1);
-        write_offsets(&w, 0, &offsets, arcs)?;
+        w.write(1, 0, &held.targets)?;
         headers.push(w.finish()?);
     }
     bar.finish();
@@ -1156,23 +1140,11 @@ fn hold_one_pass<P: Puzzle + ?Sized>(
     bar: &huarong_core::Progress,
 ) -> Result<Vec<(Header, Option<Held>)>, StageError> {
     let n = states.len();
-    let mut chunks = one_pass_lists(puzzle, states, targets, lookup, bar);
+    let graphs = one_pass_lists(puzzle, states, targets, lookup, bar);
     let built = targets
         .iter()
-        .enumerate()
-        .map(|(t, target)| {
-            let held = match chunks.as_mut_slice() {
-                // One list (a mirrored graph's): its rows are kept, not copied.
-                [single] => {
-                    let (degrees, rows) = std::mem::take(&mut single[t]);
-                    Held::with_targets(degrees.into_iter(), rows)
-                }
-                chunks => Held::new(
-                    chunks
-                        .iter()
-                        .map(|c| (c[t].0.as_slice(), c[t].1.as_slice())),
-                ),
-            };
+        .zip(graphs)
+        .map(|(target, held)| {
             let histogram = puzzle
                 .degree_counts(target.metric)
                 .filter(|c| c.iter().sum::<u64>() == n as u64)
@@ -1188,64 +1160,127 @@ fn hold_one_pass<P: Puzzle + ?Sized>(
     built
 }
 
-/// Per chunk of states, per target: each state's degree and the chunk's neighbour lists
-/// (sorted, distinct), generated in one parallel pass, each successor once for all targets
-/// ([`Puzzle::neighbor_indices_in`]). An undirected puzzle that ranks the moves leading up
-/// for less ([`Puzzle::ranks_above`]) is asked for those only, and every row is completed by
-/// the edges that lead down to it ([`mirrored`]): each edge is generated and ranked once.
+/// Every target's rows (sorted, distinct), generated in one parallel pass, each successor
+/// once for all targets ([`Puzzle::neighbor_indices_in`]). An undirected puzzle that ranks the
+/// moves leading up for less ([`Puzzle::ranks_above`]) is asked for those only, and every row
+/// is completed by the edges that lead down to it ([`mirrored`]): each edge is generated and
+/// ranked once.
 fn one_pass_lists<P: Puzzle + ?Sized>(
     puzzle: &P,
     states: &StateTable,
     targets: &[Target<'_>],
     lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
     bar: &huarong_core::Progress,
-) -> Vec<Vec<(Vec<u64>, Vec<u32>)>> {
+) -> Vec<Held> {
     let above = !puzzle.directed() && puzzle.ranks_above();
     let chunks = chunk_lists(puzzle, states, targets, above, lookup, bar);
-    if !above {
-        return chunks;
+    let lists = |t: usize| {
+        chunks
+            .iter()
+            .map(move |c| (c[t].0.as_slice(), c[t].1.as_slice()))
+    };
+    if above {
+        let n = states.len();
+        (0..targets.len())
+            .into_par_iter()
+            .map(|t| mirrored(n, lists(t)))
+            .collect()
+    } else {
+        (0..targets.len()).map(|t| Held::new(lists(t))).collect()
     }
-    let n = states.len();
-    let full: Vec<(Vec<u64>, Vec<u32>)> = (0..targets.len())
-        .into_par_iter()
-        .map(|t| {
-            mirrored(
-                n,
-                chunks
-                    .iter()
-                    .map(|c| (c[t].0.as_slice(), c[t].1.as_slice())),
-            )
-        })
-        .collect();
-    vec![full]
 }
 
-/// An undirected graph's degrees and rows from its edges that lead up (each chunk's degrees
-/// and lists, in state order): every row is the states below it that lead up to it, in
-/// increasing order as the states are visited, then its own list — so it comes sorted.
-fn mirrored<'a>(
-    n: usize,
-    chunks: impl Iterator<Item = (&'a [u64], &'a [u32])> + Clone,
-) -> (Vec<u64>, Vec<u32>) {
-    let mut degrees = vec![0u64; n];
+/// The width of a row offset (`u32` while the arcs fit in 32 bits, `u64` beyond).
+trait Offset: Copy {
+    fn of(at: u64) -> Self;
+    fn at(self) -> usize;
+}
+
+impl Offset for u32 {
+    #[inline]
+    fn of(at: u64) -> Self {
+        at as u32
+    }
+    #[inline]
+    fn at(self) -> usize {
+        self as usize
+    }
+}
+
+impl Offset for u64 {
+    #[inline]
+    fn of(at: u64) -> Self {
+        at
+    }
+    #[inline]
+    fn at(self) -> usize {
+        self as usize
+    }
+}
+
+/// The offsets of rows of `degrees`: 0, then each row's end.
+fn running<T: Offset>(degrees: impl Iterator<Item = u32>) -> Vec<T> {
+    let mut at = 0u64;
+    std::iter::once(T::of(0))
+        .chain(degrees.map(|d| {
+            at += u64::from(d);
+            T::of(at)
+        }))
+        .collect()
+}
+
+/// An undirected graph's rows from its edges that lead up (each chunk's degrees and lists, in
+/// state order): every row is the states below it that lead up to it, in increasing order as
+/// the states are visited, then its own list — so it comes sorted.
+fn mirrored<'a>(n: usize, chunks: impl Iterator<Item = (&'a [u32], &'a [u32])> + Clone) -> Held {
+    // `counts[u + 1]`: the degree of `u` (its edges up, and those up into it).
+    let mut counts = vec![0u32; n + 1];
     let mut u = 0;
     for (ups, lists) in chunks.clone() {
-        for (d, &up) in degrees[u..u + ups.len()].iter_mut().zip(ups) {
-            *d += up;
+        for (c, &up) in counts[u + 1..u + 1 + ups.len()].iter_mut().zip(ups) {
+            *c += up;
         }
         u += ups.len();
         for &v in lists {
-            degrees[v as usize] += 1;
+            counts[v as usize + 1] += 1;
         }
     }
-    // Where each row's next neighbour goes.
-    let mut next = Vec::with_capacity(n);
-    let mut at = 0u64;
-    for &d in &degrees {
-        next.push(at);
-        at += d;
+    let arcs: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+    let mut rows = vec![0u32; arcs as usize];
+    let offsets = if narrow(arcs) {
+        let mut cursors = counts;
+        starts(&mut cursors);
+        scatter(&mut cursors, &mut rows, chunks);
+        HeldOffsets::Narrow(cursors)
+    } else {
+        let mut cursors: Vec<u64> = counts.into_iter().map(u64::from).collect();
+        starts(&mut cursors);
+        scatter(&mut cursors, &mut rows, chunks);
+        HeldOffsets::Wide(cursors)
+    };
+    Held {
+        offsets,
+        targets: rows,
     }
-    let mut rows = vec![0u32; at as usize];
+}
+
+/// Turns `counts[u + 1]` (row `u`'s length) into row `u`'s start, in place.
+fn starts<T: Offset>(counts: &mut [T]) {
+    let mut at = 0u64;
+    for c in counts.iter_mut().skip(1) {
+        let len = c.at() as u64;
+        *c = T::of(at);
+        at += len;
+    }
+}
+
+/// Fills `rows` from the edges that lead up, `cursors[u + 1]` starting at row `u`'s start and
+/// ending at its end (so `cursors` are then the offsets).
+fn scatter<'a, T: Offset>(
+    cursors: &mut [T],
+    rows: &mut [u32],
+    chunks: impl Iterator<Item = (&'a [u32], &'a [u32])>,
+) {
     let mut u = 0usize;
     for (ups, lists) in chunks {
         let mut k = 0;
@@ -1253,19 +1288,21 @@ fn mirrored<'a>(
             let list = &lists[k..k + up as usize];
             k += up as usize;
             // Every state below `u` with an edge to it came first: its own list goes last.
-            let start = next[u] as usize;
+            let start = cursors[u + 1].at();
             rows[start..start + list.len()].copy_from_slice(list);
+            cursors[u + 1] = T::of((start + list.len()) as u64);
             for &v in list {
-                rows[next[v as usize] as usize] = u as u32;
-                next[v as usize] += 1;
+                let at = &mut cursors[v as usize + 1];
+                rows[at.at()] = u as u32;
+                *at = T::of(at.at() as u64 + 1);
             }
             u += 1;
         }
     }
-    (degrees, rows)
 }
 
-/// [`one_pass_lists`]' parallel pass: every neighbour, or only those that lead up when `above`.
+/// [`one_pass_lists`]' parallel pass, per chunk of states and per target: each state's degree
+/// and the chunk's lists — every neighbour, or only those that lead up when `above`.
 fn chunk_lists<P: Puzzle + ?Sized>(
     puzzle: &P,
     states: &StateTable,
@@ -1273,38 +1310,51 @@ fn chunk_lists<P: Puzzle + ?Sized>(
     above: bool,
     lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
     bar: &huarong_core::Progress,
-) -> Vec<Vec<(Vec<u64>, Vec<u32>)>> {
+) -> Vec<Vec<(Vec<u32>, Vec<u32>)>> {
     let n = states.len();
     let metrics: Vec<usize> = targets.iter().map(|t| t.metric).collect();
     (0..n.div_ceil(CHUNK))
         .into_par_iter()
-        .map_init(
-            || vec![Vec::new(); metrics.len()],
-            |bufs, k| {
-                let (start, end) = (k * CHUNK, ((k + 1) * CHUNK).min(n));
-                let mut lists = vec![(Vec::with_capacity(end - start), Vec::new()); metrics.len()];
-                for i in start..end {
-                    bufs.iter_mut().for_each(Vec::clear);
-                    let code = code_of(puzzle, states, i);
-                    if above {
-                        puzzle.neighbor_indices_above_in(i as u64, code, &metrics, lookup, bufs);
-                    } else {
-                        puzzle.neighbor_indices_in(i as u64, code, &metrics, lookup, bufs);
-                    }
-                    for (buf, (degrees, targets)) in bufs.iter_mut().zip(&mut lists) {
-                        if !buf.is_sorted_by(|a, b| a < b) {
-                            buf.sort_unstable();
-                            buf.dedup();
-                        }
-                        targets.extend_from_slice(buf);
-                        degrees.push(buf.len() as u64);
-                    }
+        .map(|k| {
+            let (start, end) = (k * CHUNK, ((k + 1) * CHUNK).min(n));
+            // Each state's neighbours are appended to the chunk's lists where they go.
+            let mut lists: Vec<Vec<u32>> = vec![Vec::new(); metrics.len()];
+            let mut degrees: Vec<Vec<u32>> = vec![Vec::with_capacity(end - start); metrics.len()];
+            let mut ends: Vec<usize> = vec![0; metrics.len()];
+            for i in start..end {
+                let code = code_of(puzzle, states, i);
+                if above {
+                    puzzle.neighbor_indices_above_in(i as u64, code, &metrics, lookup, &mut lists);
+                } else {
+                    puzzle.neighbor_indices_in(i as u64, code, &metrics, lookup, &mut lists);
                 }
-                bar.inc(2 * (end - start) as u64);
-                lists
-            },
-        )
+                for ((list, degrees), end) in lists.iter_mut().zip(&mut degrees).zip(&mut ends) {
+                    let row = &mut list[*end..];
+                    if !row.is_sorted_by(|a, b| a < b) {
+                        row.sort_unstable();
+                        let distinct = dedup_sorted(row);
+                        list.truncate(*end + distinct);
+                    }
+                    degrees.push((list.len() - *end) as u32);
+                    *end = list.len();
+                }
+            }
+            bar.inc(2 * (end - start) as u64);
+            degrees.into_iter().zip(lists).collect()
+        })
         .collect()
+}
+
+/// Moves the distinct values of sorted `row` to its front; returns how many there are.
+fn dedup_sorted(row: &mut [u32]) -> usize {
+    let mut kept = 0;
+    for k in 0..row.len() {
+        if kept == 0 || row[k] != row[kept - 1] {
+            row[kept] = row[k];
+            kept += 1;
+        }
+    }
+    kept
 }
 
 // ---- petgraph integration -------------------------------------------------------------------
@@ -1500,28 +1550,40 @@ mod tests {
             }
             full.iter_mut().for_each(|r| r.sort_unstable());
             // Chunks of 0 to 9 states.
-            let mut chunks: Vec<(Vec<u64>, Vec<u32>)> = Vec::new();
+            let mut chunks: Vec<(Vec<u32>, Vec<u32>)> = Vec::new();
             let mut u = 0;
             while u < n {
                 let len = ((next() % 10) as usize).min(n - u);
                 let mut chunk = (Vec::new(), Vec::new());
                 for row in &full[u..u + len] {
                     let up: Vec<u32> = row.iter().copied().filter(|&v| v as usize > u).collect();
-                    chunk.0.push(up.len() as u64);
+                    chunk.0.push(up.len() as u32);
                     chunk.1.extend(up);
                     u += 1;
                 }
                 chunks.push(chunk);
             }
-            let (degrees, rows) =
-                mirrored(n, chunks.iter().map(|(d, t)| (d.as_slice(), t.as_slice())));
-            let mut at = 0;
+            let held = mirrored(n, chunks.iter().map(|(d, t)| (d.as_slice(), t.as_slice())));
+            let offsets = held.offsets();
+            assert_eq!(offsets.len(), n + 1);
             for (v, want) in full.iter().enumerate() {
-                assert_eq!(degrees[v], want.len() as u64, "n {n} row {v}");
-                assert_eq!(&rows[at..at + want.len()], want.as_slice(), "n {n} row {v}");
-                at += want.len();
+                let row = &held.targets[offsets.row(v)];
+                assert_eq!(row, want.as_slice(), "n {n} row {v}");
             }
-            assert_eq!(at, rows.len());
+            assert_eq!(offsets.get(n), held.targets.len());
+            // The same rows with wide offsets (the form of graphs past 2^32 arcs).
+            let mut wide: Vec<u64> = std::iter::once(0)
+                .chain((0..n).map(|v| offsets.row(v).len() as u64))
+                .collect();
+            let mut rows = vec![0u32; held.targets.len()];
+            starts(&mut wide);
+            scatter(
+                &mut wide,
+                &mut rows,
+                chunks.iter().map(|(d, t)| (d.as_slice(), t.as_slice())),
+            );
+            assert_eq!(rows, held.targets, "n {n}");
+            assert!((0..=n).all(|v| wide[v] as usize == offsets.get(v)), "n {n}");
         }
     }
 

@@ -13,7 +13,7 @@ const COL0: u32 = 0x11111;
 const COL3: u32 = COL0 << 3;
 
 /// A position as bitmasks (labels dropped).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Bits {
     soldiers: u32,
     /// Anchors (top cells) of vertical generals.
@@ -146,6 +146,49 @@ fn symbols_bmi2(starts: u32, lo: u32, hi: u32) -> u32 {
     ((r >> 1) & 0x5555_5555) | ((r & 0x5555_5555) << 1)
 }
 
+/// Decodes codes met in increasing order (a chunk of a space's states) for less than
+/// [`Bits::from_code`]: consecutive codes share most of their symbols, so the position after
+/// each symbol of the last code is kept and a code is decoded from its first new symbol.
+#[derive(Debug, Clone, Default)]
+pub struct Decoder {
+    last: u64,
+    /// Symbols of `last` (0: nothing kept).
+    symbols: usize,
+    /// Before each symbol of `last`: the position so far and the cells it covers.
+    before: [(Bits, u32); 17],
+}
+
+impl Decoder {
+    /// The position of `code`, as [`Bits::from_code`] gives it (any order works; codes in
+    /// increasing order decode fastest).
+    #[inline]
+    pub fn decode(&mut self, code: u64) -> Bits {
+        // Symbols shared with the last code (one fewer if all are: its state before the last
+        // symbol is kept, not after).
+        let mut k = if self.symbols > 0 && code >> 32 == self.last >> 32 {
+            let same = ((code ^ self.last) as u32).leading_zeros() as usize / 2;
+            same.min(self.symbols - 1)
+        } else {
+            0
+        };
+        let (mut b, mut occ) = if k == 0 {
+            Bits::with_cao_of(code)
+        } else {
+            self.before[k]
+        };
+        let mut syms = (code as u32).checked_shl(2 * k as u32).unwrap_or(0);
+        while occ != FULL {
+            self.before[k] = (b, occ);
+            b.place(&mut occ, syms >> 30);
+            syms <<= 2;
+            k += 1;
+        }
+        self.last = code;
+        self.symbols = k;
+        b
+    }
+}
+
 impl Bits {
     pub fn from_board(board: &Board) -> Bits {
         let mut b = Bits {
@@ -170,37 +213,49 @@ impl Bits {
     /// (a state of its space).
     #[inline]
     pub fn from_code(code: u64) -> Bits {
+        let (mut b, mut occ) = Bits::with_cao_of(code);
+        let mut syms = code as u32;
+        while occ != FULL {
+            b.place(&mut occ, syms >> 30);
+            syms <<= 2;
+        }
+        b
+    }
+
+    /// Cao Cao alone where `code` has him, and the cells he covers.
+    #[inline]
+    fn with_cao_of(code: u64) -> (Bits, u32) {
         let cao = (code >> 32) as u32;
         let cao = ((cao / 3) * COLS as u32 + cao % 3) as u8;
-        let mut b = Bits {
+        let b = Bits {
             soldiers: 0,
             verticals: 0,
             horizontals: 0,
             cao,
         };
-        let mut occ = cells(Kind::Cao, cao as u32);
-        let mut syms = code as u32;
-        while occ != FULL {
-            let i = (!occ & FULL).trailing_zeros();
-            let bit = 1u32 << i;
-            match syms >> 30 {
-                0 => occ |= bit,
-                1 => {
-                    b.soldiers |= bit;
-                    occ |= bit;
-                }
-                2 => {
-                    b.verticals |= bit;
-                    occ |= bit | bit << COLS;
-                }
-                _ => {
-                    b.horizontals |= bit;
-                    occ |= bit | bit << 1;
-                }
+        (b, cells(Kind::Cao, cao as u32))
+    }
+
+    /// One symbol of a code decoded onto this position: the piece or empty cell at the first
+    /// cell of `occ` not yet covered (the decoding step of [`Bits::from_code`]).
+    #[inline]
+    fn place(&mut self, occ: &mut u32, sym: u32) {
+        let bit = 1u32 << (!*occ & FULL).trailing_zeros();
+        match sym {
+            0 => *occ |= bit,
+            1 => {
+                self.soldiers |= bit;
+                *occ |= bit;
             }
-            syms <<= 2;
+            2 => {
+                self.verticals |= bit;
+                *occ |= bit | bit << COLS;
+            }
+            _ => {
+                self.horizontals |= bit;
+                *occ |= bit | bit << 1;
+            }
         }
-        b
     }
 
     /// The compact unlabeled code of this position (the inverse of [`Bits::from_code`]).
@@ -291,12 +346,13 @@ impl Bits {
     #[inline(always)]
     fn successors_where(&self, wanted: u8, above: bool, mut f: impl FnMut(Bits, u8)) {
         self.each_piece(|kind, from, fit| {
+            // A piece with no unit slide has no move in any metric.
+            let step = step_targets(from, fit);
+            if step == 0 {
+                return;
+            }
             let sets = [
-                if wanted & 1 != 0 {
-                    step_targets(from, fit)
-                } else {
-                    0
-                },
+                if wanted & 1 != 0 { step } else { 0 },
                 if wanted & 2 != 0 {
                     straight_targets(from, fit)
                 } else {
@@ -387,6 +443,24 @@ impl Bits {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The decoder gives every code's position as `from_code` does, whether the codes come in
+    /// order (each decoded from the last one's symbols) or not.
+    #[test]
+    fn the_decoder_decodes_as_from_code() {
+        for set in ["h1v1s6", "h2v2s4", "h0v0s2", "h5v0s2", "h0v4s6"] {
+            let u = crate::Unlabeled::new(set.parse().unwrap());
+            let mut d = Decoder::default();
+            for &c in u.codes() {
+                assert_eq!(d.decode(c), Bits::from_code(c), "{set} {c:#x}");
+            }
+            let mut rng = huarong_core::SplitMix(7);
+            for _ in 0..20_000 {
+                let c = u.codes()[rng.next_u64() as usize % u.len()];
+                assert_eq!(d.decode(c), Bits::from_code(c), "{set} {c:#x}");
+            }
+        }
+    }
 
     /// The BMI2 encoder and the portable one agree on random start masks (at most 16 cells:
     /// Cao Cao covers 4 of the 20) and symbol bits.

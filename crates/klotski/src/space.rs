@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 
 use huarong_core::{Cover, DistanceSources, Fingerprint, Puzzle};
 
+use crate::bits::Decoder;
 use crate::board::{Board, CELLS, COLS, Kind, Metric, Move, PieceSet, mask_at};
 use crate::notation;
 use crate::perm::{self, SlotShift};
@@ -138,32 +139,95 @@ impl Unlabeled {
     /// for all of `metrics` ([`crate::bits::Bits::each_successor_in`]), the successors sorted
     /// once by rank, then handed to the metrics whose move reaches them.
     fn ranked_successors(&self, code: u64, metrics: &[usize], above: bool, outs: &mut [Vec<u32>]) {
-        thread_local!(static RANKED: std::cell::RefCell<Vec<u64>> = Default::default());
         let wanted = metrics.iter().fold(0u8, |w, &m| w | 1 << m);
-        RANKED.with_borrow_mut(|ranked| {
-            ranked.clear();
-            let mut rank = |b: crate::bits::Bits, reached: u8| {
-                let rank = self
-                    .index_of(b.code())
-                    .expect("a successor of a state is a state of the same space");
-                ranked.push(u64::from(rank) << 8 | u64::from(reached));
-            };
-            let bits = crate::bits::Bits::from_code(code);
-            if above {
-                bits.each_successor_above_in(wanted, &mut rank);
-            } else {
-                bits.each_successor_in(wanted, &mut rank);
-            }
-            ranked.sort_unstable();
-            for &key in ranked.iter() {
-                let (rank, reached) = ((key >> 8) as u32, key as u8);
-                for (&m, out) in metrics.iter().zip(outs.iter_mut()) {
-                    if reached >> m & 1 != 0 {
-                        out.push(rank);
-                    }
+        let mut keys = Keys::default();
+        let mut key =
+            |b: crate::bits::Bits, reached: u8| keys.push(b.code() << 8 | u64::from(reached));
+        // The graph stage hands each thread a run of states in increasing order.
+        thread_local!(static DECODER: std::cell::RefCell<Decoder> = Default::default());
+        let bits = DECODER.with_borrow_mut(|d| d.decode(code));
+        if above {
+            bits.each_successor_above_in(wanted, &mut key);
+        } else {
+            bits.each_successor_in(wanted, &mut key);
+        }
+        let keys = keys.as_mut_slice();
+        self.rank_keys(keys);
+        sort_small(keys);
+        for &key in keys.iter() {
+            let (rank, reached) = ((key >> 8) as u32, key as u8);
+            for (&m, out) in metrics.iter().zip(outs.iter_mut()) {
+                if reached >> m & 1 != 0 {
+                    out.push(rank);
                 }
             }
-        });
+        }
+    }
+
+    /// Replaces the code in each of `keys` (`code << 8 | metrics`) by its rank.
+    fn rank_keys(&self, keys: &mut [u64]) {
+        for key in keys {
+            let rank = self
+                .index_of(*key >> 8)
+                .expect("a successor of a state is a state of the same space");
+            *key = u64::from(rank) << 8 | (*key & 0xff);
+        }
+    }
+}
+
+/// Sorts a handful of keys (by insertion).
+fn sort_small(keys: &mut [u64]) {
+    for i in 1..keys.len() {
+        let key = keys[i];
+        let mut j = i;
+        while j > 0 && keys[j - 1] > key {
+            keys[j] = keys[j - 1];
+            j -= 1;
+        }
+        keys[j] = key;
+    }
+}
+
+/// A position's successors as keys (code or rank, then the metrics that reach it), on the
+/// stack while they are few, spilled to the heap beyond.
+struct Keys {
+    inline: [u64; Keys::INLINE],
+    len: usize,
+    spilled: Vec<u64>,
+}
+
+impl Default for Keys {
+    fn default() -> Self {
+        Keys {
+            inline: [0; Keys::INLINE],
+            len: 0,
+            spilled: Vec::new(),
+        }
+    }
+}
+
+impl Keys {
+    const INLINE: usize = 64;
+
+    #[inline]
+    fn push(&mut self, key: u64) {
+        if self.len < Self::INLINE {
+            self.inline[self.len] = key;
+        } else {
+            if self.spilled.is_empty() {
+                self.spilled.extend_from_slice(&self.inline);
+            }
+            self.spilled.push(key);
+        }
+        self.len += 1;
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [u64] {
+        if self.len <= Self::INLINE {
+            &mut self.inline[..self.len]
+        } else {
+            self.spilled.as_mut_slice()
+        }
     }
 }
 
@@ -641,6 +705,37 @@ impl Puzzle for Labeled {
                 p[k] = self.shifts[k].apply(e.from, e.to, p[k]);
             }
             out.push((e.target as u64 * per + self.join(p) as u64) as u32);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys past the inline ones spill to the heap and come out sorted all the same.
+    #[test]
+    fn keys_spill_and_sort() {
+        for count in [
+            0usize,
+            1,
+            5,
+            Keys::INLINE,
+            Keys::INLINE + 1,
+            3 * Keys::INLINE,
+        ] {
+            let mut keys = Keys::default();
+            let mut want = Vec::new();
+            let mut rng = huarong_core::SplitMix(count as u64);
+            for _ in 0..count {
+                let key = rng.next_u64() >> 20;
+                keys.push(key);
+                want.push(key);
+            }
+            want.sort_unstable();
+            let got = keys.as_mut_slice();
+            sort_small(got);
+            assert_eq!(got, want.as_slice(), "{count} keys");
         }
     }
 }
