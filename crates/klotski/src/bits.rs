@@ -351,19 +351,19 @@ impl Bits {
             if step == 0 {
                 return;
             }
-            let sets = [
-                if wanted & 1 != 0 { step } else { 0 },
-                if wanted & 2 != 0 {
-                    straight_targets(from, fit)
-                } else {
-                    0
-                },
-                if wanted & 4 != 0 {
-                    piece_targets(from, fit)
-                } else {
-                    0
-                },
-            ];
+            // Unit slides ⊆ straight slides ⊆ piece moves: where the piece's moves are its unit
+            // slides (it cannot go further), so are its straight slides.
+            let piece = if wanted & 4 != 0 {
+                piece_targets(from, fit)
+            } else {
+                0
+            };
+            let straight = match wanted & 2 != 0 {
+                false => 0,
+                true if piece == step => step,
+                true => straight_targets(from, fit),
+            };
+            let sets = [if wanted & 1 != 0 { step } else { 0 }, straight, piece];
             let mut targets = sets[0] | sets[1] | sets[2];
             if above {
                 // `from` is one bit: the anchors before it, or after it.

@@ -140,28 +140,30 @@ impl Unlabeled {
     /// once by rank, then handed to the metrics whose move reaches them.
     fn ranked_successors(&self, code: u64, metrics: &[usize], above: bool, outs: &mut [Vec<u32>]) {
         let wanted = metrics.iter().fold(0u8, |w, &m| w | 1 << m);
-        let mut keys = Keys::default();
-        let mut key =
-            |b: crate::bits::Bits, reached: u8| keys.push(b.code() << 8 | u64::from(reached));
         // The graph stage hands each thread a run of states in increasing order.
         thread_local!(static DECODER: std::cell::RefCell<Decoder> = Default::default());
+        thread_local!(static KEYS: std::cell::RefCell<Vec<u64>> = Default::default());
         let bits = DECODER.with_borrow_mut(|d| d.decode(code));
-        if above {
-            bits.each_successor_above_in(wanted, &mut key);
-        } else {
-            bits.each_successor_in(wanted, &mut key);
-        }
-        let keys = keys.as_mut_slice();
-        self.rank_keys(keys);
-        sort_small(keys);
-        for &key in keys.iter() {
-            let (rank, reached) = ((key >> 8) as u32, key as u8);
-            for (&m, out) in metrics.iter().zip(outs.iter_mut()) {
-                if reached >> m & 1 != 0 {
-                    out.push(rank);
+        KEYS.with_borrow_mut(|keys| {
+            keys.clear();
+            let mut key =
+                |b: crate::bits::Bits, reached: u8| keys.push(b.code() << 8 | u64::from(reached));
+            if above {
+                bits.each_successor_above_in(wanted, &mut key);
+            } else {
+                bits.each_successor_in(wanted, &mut key);
+            }
+            self.rank_keys(keys);
+            sort_small(keys);
+            for &key in keys.iter() {
+                let (rank, reached) = ((key >> 8) as u32, key as u8);
+                for (&m, out) in metrics.iter().zip(outs.iter_mut()) {
+                    if reached >> m & 1 != 0 {
+                        out.push(rank);
+                    }
                 }
             }
-        }
+        });
     }
 
     /// Replaces the code in each of `keys` (`code << 8 | metrics`) by its rank.
@@ -185,49 +187,6 @@ fn sort_small(keys: &mut [u64]) {
             j -= 1;
         }
         keys[j] = key;
-    }
-}
-
-/// A position's successors as keys (code or rank, then the metrics that reach it), on the
-/// stack while they are few, spilled to the heap beyond.
-struct Keys {
-    inline: [u64; Keys::INLINE],
-    len: usize,
-    spilled: Vec<u64>,
-}
-
-impl Default for Keys {
-    fn default() -> Self {
-        Keys {
-            inline: [0; Keys::INLINE],
-            len: 0,
-            spilled: Vec::new(),
-        }
-    }
-}
-
-impl Keys {
-    const INLINE: usize = 64;
-
-    #[inline]
-    fn push(&mut self, key: u64) {
-        if self.len < Self::INLINE {
-            self.inline[self.len] = key;
-        } else {
-            if self.spilled.is_empty() {
-                self.spilled.extend_from_slice(&self.inline);
-            }
-            self.spilled.push(key);
-        }
-        self.len += 1;
-    }
-
-    fn as_mut_slice(&mut self) -> &mut [u64] {
-        if self.len <= Self::INLINE {
-            &mut self.inline[..self.len]
-        } else {
-            self.spilled.as_mut_slice()
-        }
     }
 }
 
@@ -705,37 +664,6 @@ impl Puzzle for Labeled {
                 p[k] = self.shifts[k].apply(e.from, e.to, p[k]);
             }
             out.push((e.target as u64 * per + self.join(p) as u64) as u32);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Keys past the inline ones spill to the heap and come out sorted all the same.
-    #[test]
-    fn keys_spill_and_sort() {
-        for count in [
-            0usize,
-            1,
-            5,
-            Keys::INLINE,
-            Keys::INLINE + 1,
-            3 * Keys::INLINE,
-        ] {
-            let mut keys = Keys::default();
-            let mut want = Vec::new();
-            let mut rng = huarong_core::SplitMix(count as u64);
-            for _ in 0..count {
-                let key = rng.next_u64() >> 20;
-                keys.push(key);
-                want.push(key);
-            }
-            want.sort_unstable();
-            let got = keys.as_mut_slice();
-            sort_small(got);
-            assert_eq!(got, want.as_slice(), "{count} keys");
         }
     }
 }
