@@ -175,8 +175,9 @@ fn sigkill_in_every_stage_then_rerun_gives_the_uninterrupted_outputs() {
         assert_same_outputs(&reference, &dir, &format!("killed in {stage}"));
     }
     eprintln!("interrupted in: {interrupted:?}");
-    // At least h1v1s6's three graph and three distance stages and the export.
-    assert!(attempted >= 7, "{stages:?}");
+    // At least h1v1s6's graph stage (all three metrics in one pass), its three distance
+    // stages and the export (the small record spaces' stages may be too quick to aim at).
+    assert!(attempted >= 5, "{stages:?}");
     assert!(
         interrupted.len() * 4 >= attempted * 3,
         "most kills land while the run is still going: {interrupted:?}"
