@@ -7,6 +7,9 @@
 # Works on a fresh machine with only the Rust toolchain and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Snapshot tests find their files from here, not from where their binary was compiled: a target
+# directory shared by several clones (CI's) can hold a test binary another clone built.
+export INSTA_WORKSPACE_ROOT="$PWD"
 
 echo "== cargo fmt --check"
 cargo fmt --all --check
