@@ -252,11 +252,14 @@ fn space_tables(
                     .transpose()
             },
             || {
+                let goal_counts = tables::GoalCounts::new(view, goals);
                 let c = spec
                     .components_table
-                    .then(|| tables::write_components(view, goals, &output.join(&components)))
+                    .then(|| {
+                        tables::write_components(view, &goal_counts, &output.join(&components))
+                    })
                     .transpose();
-                (c, tables::component_sizes(view, goals, columns))
+                (c, tables::component_sizes(view, &goal_counts, columns))
             },
         );
         if let Some(size) = s? {

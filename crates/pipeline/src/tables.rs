@@ -347,43 +347,57 @@ fn states_batch(view: &SpaceView<'_>, goals: &[bool], start: usize) -> Table {
     t
 }
 
+/// Goal states per component of each metric, counted once per distinct table of component ids
+/// (metrics whose moves join the same positions share theirs: Huarong Dao's three).
+#[derive(Debug)]
+pub struct GoalCounts {
+    /// Per metric, the first metric with the same component ids.
+    first: Vec<usize>,
+    /// The counts of each metric that is its own `first`.
+    counts: Vec<Option<Vec<u64>>>,
+}
+
+impl GoalCounts {
+    pub fn new(view: &SpaceView<'_>, goals: &[bool]) -> Self {
+        let metrics = &view.metrics;
+        let first: Vec<usize> = (0..metrics.len())
+            .map(|j| {
+                (0..j)
+                    .find(|&i| same_ids(metrics[i].components, metrics[j].components))
+                    .unwrap_or(j)
+            })
+            .collect();
+        let counts = metrics
+            .par_iter()
+            .enumerate()
+            .map(|(j, m)| {
+                (first[j] == j).then(|| goal_states(m.components, goals, m.component_sizes.len()))
+            })
+            .collect();
+        GoalCounts { first, counts }
+    }
+
+    /// Metric `j`'s goal states per component.
+    fn of(&self, j: usize) -> &[u64] {
+        self.counts[self.first[j]]
+            .as_deref()
+            .expect("the first metric of a component table counts its goals")
+    }
+}
+
 /// `components-<space>.parquet`: one row per (metric, component).
 pub fn write_components(
     view: &SpaceView<'_>,
-    goals: &[bool],
+    goal_counts: &GoalCounts,
     path: &Path,
 ) -> Result<u64, ExportError> {
     let puzzle = view.puzzle();
     let metrics = &view.metrics;
-    // Metrics whose moves join the same positions share their component ids (Huarong Dao's
-    // three): per metric, the first metric with the same ids.
-    let first: Vec<usize> = (0..metrics.len())
-        .map(|j| {
-            (0..j)
-                .find(|&i| same_ids(metrics[i].components, metrics[j].components))
-                .unwrap_or(j)
-        })
+    let first = &goal_counts.first;
+    let best: Vec<Vec<u32>> = metrics
+        .par_iter()
+        .map(|m| representatives(m.components, m.distances, m.component_sizes.len()))
         .collect();
-    // Every metric's representatives, and the goal counts of every distinct id table, in
-    // parallel.
-    let (best, goal_counts): (Vec<Vec<u32>>, Vec<Option<Vec<u64>>>) = rayon::join(
-        || {
-            metrics
-                .par_iter()
-                .map(|m| representatives(m.components, m.distances, m.component_sizes.len()))
-                .collect()
-        },
-        || {
-            metrics
-                .par_iter()
-                .enumerate()
-                .map(|(j, m)| {
-                    (first[j] == j)
-                        .then(|| goal_states(m.components, goals, m.component_sizes.len()))
-                })
-                .collect()
-        },
-    );
     // Each representative rendered once: a metric sharing its components with an earlier one
     // takes that one's layout where their representatives agree.
     let mut layouts: Vec<Vec<String>> = Vec::with_capacity(metrics.len());
@@ -410,9 +424,7 @@ pub fn write_components(
                 .iter()
                 .map(|&i| distance(m.distances[i as usize]))
                 .collect();
-            let goal_states = goal_counts[first[j]]
-                .clone()
-                .expect("the first metric of a component table counts its goals");
+            let goal_states = goal_counts.of(j).to_vec();
             Table::new()
                 .str("metric", vec![m.name.to_owned(); k])
                 .index("component", 0..k as u32)
@@ -461,32 +473,18 @@ fn goal_states(ids: &[u32], goals: &[bool], k: usize) -> Vec<u64> {
 /// components have that size and how many of those hold a goal.
 pub fn component_sizes(
     view: &SpaceView<'_>,
-    goals: &[bool],
+    goal_counts: &GoalCounts,
     columns: &[(&'static str, Value)],
 ) -> Table {
     let (mut metric, mut size, mut count, mut with_goal) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    // Which components hold a goal, once per distinct id table (Huarong Dao's three metrics
-    // share theirs).
-    let mut holding: Vec<(&[u32], Vec<bool>)> = Vec::new();
-    for m in &view.metrics {
-        let known = holding
-            .iter()
-            .position(|(ids, _)| same_ids(ids, m.components));
-        let k = known.unwrap_or_else(|| {
-            let mut has_goal = vec![false; m.component_sizes.len()];
-            for (&c, _) in m.components.iter().zip(goals).filter(|(_, g)| **g) {
-                has_goal[c as usize] = true;
-            }
-            holding.push((m.components, has_goal));
-            holding.len() - 1
-        });
-        let has_goal = &holding[k].1;
+    for (j, m) in view.metrics.iter().enumerate() {
+        let goal_states = goal_counts.of(j);
         let mut by_size: std::collections::BTreeMap<u64, (u64, u64)> = Default::default();
         for (c, &sz) in m.component_sizes.iter().enumerate() {
             let e = by_size.entry(sz).or_default();
             e.0 += 1;
-            e.1 += has_goal[c] as u64;
+            e.1 += u64::from(goal_states[c] > 0);
         }
         for (sz, (n, g)) in by_size {
             metric.push(m.name.to_owned());
