@@ -6,7 +6,9 @@
 //! batches ([`TableWriter`]), one row group or more per batch, so memory stays bounded by the
 //! batch size.
 
+use std::collections::HashMap;
 use std::fs::{self, File};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
@@ -23,6 +25,8 @@ use polars_parquet::write::{
     ParquetType, Version, WriteOptions, array_to_columns, compress,
 };
 use rayon::prelude::*;
+
+mod pages;
 
 /// Why a table could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -52,7 +56,7 @@ pub enum ExportError {
 /// A polars frame of a [`Table`] (every column the same length).
 fn frame(table: Table) -> Result<DataFrame, ExportError> {
     let height = table.height();
-    let mut columns = Vec::with_capacity(table.columns.len());
+    let mut columns: Vec<Column> = Vec::with_capacity(table.columns.len());
     for (name, c) in table.columns {
         if c.len() != height {
             return Err(ExportError::Ragged {
@@ -80,6 +84,18 @@ fn frame(table: Table) -> Result<DataFrame, ExportError> {
             TableColumn::U64(v) => UInt64Chunked::from_vec(name, v).into_column(),
             TableColumn::OptU64(v) => Column::new(name, v),
             TableColumn::Index(rows) => UInt32Chunked::from_vec(name, rows.collect()).into_column(),
+            // The earlier column's buffers, shared.
+            TableColumn::Copy { of, .. } => match columns.get(of) {
+                Some(earlier) => earlier.clone().with_name(name),
+                None => {
+                    return Err(ExportError::Polars {
+                        path: PathBuf::new(),
+                        source: PolarsError::ColumnNotFound(
+                            format!("{name} copies column {of}, not an earlier one").into(),
+                        ),
+                    });
+                }
+            },
         });
     }
     DataFrame::new(height, columns).map_err(|source| ExportError::Polars {
@@ -243,12 +259,26 @@ fn column_pages(
         _ => None,
     };
     let type_ = types[0].clone();
-    let leaves = match decided {
-        Some(Decided::Dictionary(dictionary)) => {
-            array_to_columns(&dictionary, type_, options, encodings)?
-        }
-        Some(Decided::Plain) => array_to_columns(array, type_, options, &[Encoding::Plain])?,
-        None => array_to_columns(array, type_, options, encodings)?,
+    type Pages = Box<dyn Iterator<Item = PolarsResult<Page>> + Send>;
+    let boxed = |leaves: Vec<polars_parquet::write::DynIter<'static, PolarsResult<Page>>>| {
+        leaves.into_iter().map(|l| Box::new(l) as Pages).collect()
+    };
+    let ours = |pages: Vec<Page>| vec![Box::new(pages.into_iter().map(Ok)) as Pages];
+    let leaves: Vec<Pages> = match decided {
+        Some(Decided::Dictionary(dictionary)) => match dictionary_pages(&dictionary, &type_) {
+            Some(pages) => ours(pages),
+            None => boxed(array_to_columns(&dictionary, type_, options, encodings)?),
+        },
+        Some(Decided::Plain) => boxed(array_to_columns(array, type_, options, &[Encoding::Plain])?),
+        None => match (encodings, &type_, consecutive(array.as_ref())) {
+            ([Encoding::DeltaBinaryPacked], ParquetType::PrimitiveType(t), Some(first)) => {
+                match pages::range_pages(first, array.len(), t) {
+                    Some(pages) => ours(pages),
+                    None => boxed(array_to_columns(array, type_, options, encodings)?),
+                }
+            }
+            _ => boxed(array_to_columns(array, type_, options, encodings)?),
+        },
     };
     let mut out: Vec<Vec<Vec<CompressedPage>>> = types.iter().map(|_| Vec::new()).collect();
     for leaf in leaves {
@@ -294,6 +324,33 @@ fn column_pages(
         }
     }
     Ok(out)
+}
+
+/// The pages of a dictionary array of `u32` keys over `u32` or `u64` values (those
+/// [`dictionary`] decides), encoded here ([`pages::dictionary_pages`]).
+fn dictionary_pages(dictionary: &ArrayRef, type_: &ParquetType) -> Option<Vec<Page>> {
+    use polars_arrow::array::DictionaryArray;
+    let ParquetType::PrimitiveType(t) = type_ else {
+        return None;
+    };
+    let d = dictionary.as_any().downcast_ref::<DictionaryArray<u32>>()?;
+    let values = d.values().as_any();
+    if let Some(v) = values.downcast_ref::<PrimitiveArray<u32>>() {
+        Some(pages::dictionary_pages(v.values(), d.keys(), t))
+    } else {
+        let v = values.downcast_ref::<PrimitiveArray<u64>>()?;
+        Some(pages::dictionary_pages(v.values(), d.keys(), t))
+    }
+}
+
+/// The first value of a `u32` column without nulls holding consecutive values (`None` for any
+/// other column, or an empty one).
+fn consecutive(array: &dyn polars_arrow::array::Array) -> Option<u32> {
+    let a = array.as_any().downcast_ref::<PrimitiveArray<u32>>()?;
+    let values = a.values().as_slice();
+    let first = *values.first()?;
+    let in_order = (values.iter().enumerate()).all(|(i, &v)| v == first.wrapping_add(i as u32));
+    (polars_arrow::array::Array::null_count(a) == 0 && in_order).then_some(first)
 }
 
 /// `page` compressed as polars's `compress` does it (zstd at its default level), with a zstd
@@ -375,10 +432,17 @@ fn same_column(
     if renamed != *a || encodings[i] != encodings[j] || arrays[i].dtype() != arrays[j].dtype() {
         return false;
     }
+    /// Equal slices; one buffer shared by two columns ([`TableColumn::Copy`]) is not compared.
+    fn equal<T: PartialEq>(a: Option<&[T]>, b: Option<&[T]>) -> bool {
+        match (a, b) {
+            (Some(a), Some(b)) => std::ptr::eq(a, b) || a == b,
+            _ => false,
+        }
+    }
     use polars_arrow::datatypes::ArrowDataType as Dt;
     match arrays[i].dtype() {
-        Dt::UInt32 => values::<u32>(&arrays[i]).is_some_and(|v| Some(v) == values(&arrays[j])),
-        Dt::UInt64 => values::<u64>(&arrays[i]).is_some_and(|v| Some(v) == values(&arrays[j])),
+        Dt::UInt32 => equal(values::<u32>(&arrays[i]), values(&arrays[j])),
+        Dt::UInt64 => equal(values::<u64>(&arrays[i]), values(&arrays[j])),
         _ => false,
     }
 }
@@ -438,25 +502,37 @@ impl Dictionary for u64 {
     }
 }
 
-/// Most entries of [`first_seen`]'s table (64 MB of `u32`).
-const DENSE_SPAN: u64 = 1 << 24;
+/// Values below this are marked in [`decide`]'s first pass over a column.
+const SMALL: u64 = 1 << 16;
 
 fn decide<T: Dictionary>(array: &PrimitiveArray<T>) -> Option<Decided> {
     let values = array.values().as_slice();
     let validity = array.validity().filter(|v| v.unset_bits() > 0);
-    // The span of the non-null values (a null's value is anything).
+    // One pass: the span of the non-null values (a null's value is anything), and which of
+    // them below [`SMALL`] occur — slot `SMALL` marks any above, `SMALL + 1` a null. Stores
+    // only, no read of what an earlier row wrote: rows repeating a value do not wait for it.
     let (mut min, mut max) = (u64::MAX, 0u64);
+    let mut seen = vec![false; SMALL as usize + 2];
     for_each_marked(values, validity, |v, valid| {
         min = min.min(if valid { v } else { u64::MAX });
         max = max.max(if valid { v } else { 0 });
+        seen[if valid { v.min(SMALL) } else { SMALL + 1 } as usize] = true;
     });
     if min > max {
         return None;
     }
     let span = max - min;
-    if span <= u16::MAX as u64 {
-        Some(sorted(array, validity, min, span))
-    } else if validity.is_none() && span < DENSE_SPAN {
+    if span < SMALL {
+        let distinct: Vec<T> = if max < SMALL {
+            (min..=max)
+                .filter(|&v| seen[v as usize])
+                .map(T::from_u64)
+                .collect()
+        } else {
+            distinct_in_span(values, validity, min, span)
+        };
+        Some(sorted(array, distinct, min, span))
+    } else if validity.is_none() {
         Some(first_seen(array, min, span))
     } else {
         None
@@ -465,6 +541,7 @@ fn decide<T: Dictionary>(array: &PrimitiveArray<T>) -> Option<Decided> {
 
 /// Calls `f` with every value as a `u64` and whether it is valid, 64 values to a validity word
 /// (branch-free callers then run without the bit iterator's per-value branches).
+#[inline(always)]
 fn for_each_marked<T: Dictionary>(
     values: &[T],
     validity: Option<&Bitmap>,
@@ -487,72 +564,127 @@ fn for_each_marked<T: Dictionary>(
     }
 }
 
-/// The narrow case of [`decide`]: the distinct non-null values in increasing order, each row's
-/// key its value's place among them.
+/// The distinct non-null values of a column whose span from `min` is `span`, in increasing
+/// order.
+fn distinct_in_span<T: Dictionary>(
+    values: &[T],
+    validity: Option<&Bitmap>,
+    min: u64,
+    span: u64,
+) -> Vec<T> {
+    let mut seen = vec![false; span as usize + 2];
+    for_each_marked(values, validity, |v, valid| {
+        // A null marks the slot past the span.
+        seen[if valid { v - min } else { span + 1 } as usize] = true;
+    });
+    (0..=span)
+        .filter(|&offset| seen[offset as usize])
+        .map(|offset| T::from_u64(min + offset))
+        .collect()
+}
+
+/// The narrow case of [`decide`]: `distinct`, the distinct non-null values in increasing order,
+/// as the dictionary, each row's key its value's place among them.
 fn sorted<T: Dictionary>(
     array: &PrimitiveArray<T>,
-    validity: Option<&Bitmap>,
+    distinct: Vec<T>,
     min: u64,
     span: u64,
 ) -> Decided {
     let values = array.values().as_slice();
-    let slot = |v: T| (v.into() - min) as usize;
-    let mut seen = vec![false; span as usize + 1];
-    for_each_marked(values, validity, |v, valid| {
-        // A null marks nothing (at the span's first slot, whatever its value).
-        let at = if valid { v.wrapping_sub(min) } else { 0 };
-        seen[at as usize] |= valid;
-    });
-    let distinct: Vec<T> = (0..=span)
-        .filter(|&offset| seen[offset as usize])
-        .map(|offset| T::from_u64(min + offset))
-        .collect();
     if distinct.len() > T::FEW && distinct.len() as f64 / values.len() as f64 >= 0.75 {
         return Decided::Plain;
     }
-    let mut key_of = vec![0u32; span as usize + 1];
-    for (key, &v) in distinct.iter().enumerate() {
-        key_of[slot(v)] = key as u32;
-    }
     // A null's key is that of its value clamped into the span, as the writer has it (the
     // pages leave it out).
-    let keys: Vec<u32> = values
-        .iter()
-        .map(|&v| key_of[(v.into().clamp(min, min + span) - min) as usize])
-        .collect();
+    let clamped = |v: T| (v.into().clamp(min, min + span) - min) as u32;
+    let keys: Vec<u32> = if distinct.len() as u64 == span + 1 {
+        // Every value of the span occurs: a value's key is its offset.
+        values.iter().map(|&v| clamped(v)).collect()
+    } else {
+        let mut key_of = vec![0u32; span as usize + 1];
+        for (key, &v) in distinct.iter().enumerate() {
+            key_of[clamped(v) as usize] = key as u32;
+        }
+        values
+            .iter()
+            .map(|&v| key_of[clamped(v) as usize])
+            .collect()
+    };
+    let distinct = PrimitiveArray::new(array.dtype().clone(), distinct.into(), None);
     dictionary_array(array, keys, distinct, array.validity().cloned())
 }
 
 /// The wide case of [`decide`], for a column without nulls: plain if the writer's estimate of
 /// the distinct values is over 3/4 of the rows, else the distinct values in order of first
 /// appearance, each row's key its value's place among them.
+///
+/// The estimate is taken over the distinct values, not every row: a HyperLogLog sketch keeps
+/// per register the largest rank hashed to it, so it depends on the set of values alone, not on
+/// how often or in what order they come.
 fn first_seen<T: Dictionary>(array: &PrimitiveArray<T>, min: u64, span: u64) -> Decided {
     let values = array.values().as_slice();
-    let estimate = polars_compute::cardinality::estimate_cardinality(array);
+    let mut distinct: Vec<T> = Vec::new();
+    let keys: Vec<u32> = if span < 2 * values.len() as u64 {
+        // Dense: a table indexed by `value - min`.
+        let mut key_of = vec![u32::MAX; span as usize + 1];
+        values
+            .iter()
+            .map(|&v| {
+                let slot = &mut key_of[(v.into() - min) as usize];
+                if *slot == u32::MAX {
+                    *slot = distinct.len() as u32;
+                    distinct.push(v);
+                }
+                *slot
+            })
+            .collect()
+    } else {
+        // Sparse (e.g. component sizes up to millions over a few thousand rows): hashed.
+        let mut key_of: HashMap<u64, u32, BuildHasherDefault<Multiply>> = HashMap::default();
+        values
+            .iter()
+            .map(|&v| {
+                *key_of.entry(v.into()).or_insert_with(|| {
+                    distinct.push(v);
+                    distinct.len() as u32 - 1
+                })
+            })
+            .collect()
+    };
+    let distinct = PrimitiveArray::new(array.dtype().clone(), distinct.into(), None);
+    let estimate = polars_compute::cardinality::estimate_cardinality(&distinct);
     if values.len() > 128 && estimate as f64 / values.len() as f64 > 0.75 {
         return Decided::Plain;
     }
-    let mut key_of = vec![u32::MAX; span as usize + 1];
-    let mut distinct: Vec<T> = Vec::new();
-    let keys: Vec<u32> = values
-        .iter()
-        .map(|&v| {
-            let slot = &mut key_of[(v.into() - min) as usize];
-            if *slot == u32::MAX {
-                *slot = distinct.len() as u32;
-                distinct.push(v);
-            }
-            *slot
-        })
-        .collect();
     dictionary_array(array, keys, distinct, None)
+}
+
+/// A hasher for integer keys: one multiplication, its high half folded into the low bits the
+/// table indexes by.
+#[derive(Default)]
+struct Multiply(u64);
+
+impl Hasher for Multiply {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        let h = (self.0 ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = h ^ (h >> 32);
+    }
 }
 
 /// The dictionary array of `array`'s values as `keys` into `distinct`.
 fn dictionary_array<T: Dictionary>(
     array: &PrimitiveArray<T>,
     keys: Vec<u32>,
-    distinct: Vec<T>,
+    distinct: PrimitiveArray<T>,
     validity: Option<Bitmap>,
 ) -> Decided {
     use polars_arrow::array::DictionaryArray;
@@ -560,7 +692,6 @@ fn dictionary_array<T: Dictionary>(
     let dtype =
         ArrowDataType::Dictionary(IntegerType::UInt32, Box::new(array.dtype().clone()), false);
     let keys = PrimitiveArray::new(ArrowDataType::UInt32, keys.into(), validity);
-    let distinct = PrimitiveArray::new(array.dtype().clone(), distinct.into(), None);
     // SAFETY: every key is below `distinct.len()`: the place of a value pushed there, or 0 (a
     // null's clamped value that no row holds; `distinct` has the column's minimum).
     let dictionary =
@@ -601,9 +732,15 @@ impl TableWriter {
 
     /// Appends a batch of rows (every batch must have the same columns).
     pub fn write(&mut self, table: Table) -> Result<(), ExportError> {
-        let indexes: Vec<bool> = (table.columns.iter())
-            .map(|(_, c)| matches!(c, TableColumn::Index(_)))
-            .collect();
+        let mut indexes: Vec<bool> = Vec::with_capacity(table.columns.len());
+        for (_, c) in &table.columns {
+            let index = match c {
+                TableColumn::Index(_) => true,
+                TableColumn::Copy { of, .. } => indexes.get(*of).copied().unwrap_or(false),
+                _ => false,
+            };
+            indexes.push(index);
+        }
         let df = frame(table).map_err(|e| match e {
             ExportError::Polars { source, .. } => self.polars_err(source),
             other => other,
@@ -768,8 +905,23 @@ mod tests {
                         .map(|i| (i / 2) * 1_000 + (1 << 40))
                         .collect(),
                 )
-                // A narrow span (the writer's own bitmask): a sorted dictionary.
+                // Few distinct values over a span under twice the rows (a table, not a hash
+                // map, finds them here).
+                .u32(
+                    "few_dense",
+                    (0..rows).map(|i| (i * 13 % 1_000) * 80 + 7).collect(),
+                )
+                // A narrow span (the writer's own bitmask): a sorted dictionary — every value
+                // of the span, values with gaps, values above 2^16.
                 .u32("narrow", (0..rows).map(|i| i % 1_000 + 5).collect())
+                .u32(
+                    "narrow_gaps",
+                    (0..rows).map(|i| (i * 7 % 100) * 7).collect(),
+                )
+                .u64(
+                    "narrow_high",
+                    (0..rows as u64).map(|i| 100_000 + i % 1_000 * 3).collect(),
+                )
                 // Narrow and distinct: plain; narrow, u64.
                 .u32("narrow_distinct", (0..rows).map(|i| rows - i).collect())
                 .u64("narrow_u64", (0..rows as u64).map(|i| i % 3_000).collect())
@@ -854,6 +1006,23 @@ mod tests {
         assert_eq!(
             (keys(&d).0[..2].to_vec(), keys(&d).1),
             (vec![999, 998], 1_000)
+        );
+        let few_dense = array((0..rows).map(|i| (i * 13 % 1_000) * 80 + 7).collect());
+        let Some(Decided::Dictionary(d)) = dictionary(few_dense.as_ref()) else {
+            panic!("a dictionary for 1,000 values over 79,920");
+        };
+        assert_eq!(
+            (keys(&d).0[..3].to_vec(), keys(&d).1),
+            (vec![0, 1, 2], 1_000)
+        );
+        let gaps = array((0..rows).map(|i| (i * 7 % 100) * 7).collect());
+        let Some(Decided::Dictionary(d)) = dictionary(gaps.as_ref()) else {
+            panic!("a dictionary for 100 values over 693");
+        };
+        // Sorted: rows 0, 1, 2 hold 0, 49, 98 — the 1st, 8th and 15th values.
+        assert_eq!(
+            (keys(&d).0[..3].to_vec(), keys(&d).1),
+            (vec![0, 7, 14], 100)
         );
         let narrow_distinct = array((0..rows).map(|i| rows - i).collect());
         assert!(matches!(

@@ -19,6 +19,13 @@ pub enum Column {
     /// Consecutive `u32` values, e.g. a table's row numbers (`index`, `component`): computed,
     /// not stored, and written delta-encoded (a few bytes a page rather than four a row).
     Index(std::ops::Range<u32>),
+    /// The values of the earlier column at position `of` in the table (`len` of them), under
+    /// another name: written without a second copy in memory, e.g. the component ids of metrics
+    /// whose moves join the same positions.
+    Copy {
+        of: usize,
+        len: usize,
+    },
 }
 
 impl Column {
@@ -32,6 +39,7 @@ impl Column {
             Column::U64(v) => v.len(),
             Column::OptU64(v) => v.len(),
             Column::Index(r) => r.len(),
+            Column::Copy { len, .. } => *len,
         }
     }
 
@@ -107,6 +115,18 @@ impl Table {
     /// A `u32` column of the consecutive values `rows` (see [`Column::Index`]).
     pub fn index(self, name: &str, rows: std::ops::Range<u32>) -> Self {
         self.column(name, Column::Index(rows))
+    }
+
+    /// A column holding what the earlier column `earlier` holds (see [`Column::Copy`]).
+    ///
+    /// # Panics
+    /// If the table has no column `earlier` (a mistake in the code building it).
+    pub fn copy(self, name: &str, earlier: &str) -> Self {
+        let of = (self.columns.iter())
+            .position(|(n, _)| n == earlier)
+            .unwrap_or_else(|| panic!("a copy of {earlier:?}, which the table does not have"));
+        let len = self.columns[of].1.len();
+        self.column(name, Column::Copy { of, len })
     }
 
     /// Number of rows (0 for a table without columns).
