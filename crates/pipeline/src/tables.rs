@@ -305,13 +305,17 @@ fn states_batch(view: &SpaceView<'_>, goals: &[bool], start: usize) -> Table {
                 .map(|i| puzzle.render(view.codes.get(i)))
                 .collect(),
         ),
-        StateKey::Block { name, per } => t.u32(
-            name,
-            (start..end)
-                .into_par_iter()
-                .map(|i| (i as u64 / per) as u32)
-                .collect(),
-        ),
+        StateKey::Block { name, per } => {
+            // Runs of `per` equal blocks, not a division per row.
+            let mut blocks = Vec::with_capacity(end - start);
+            let mut i = start as u64;
+            while i < end as u64 {
+                let run_end = ((i / per + 1) * per).min(end as u64);
+                blocks.resize(blocks.len() + (run_end - i) as usize, (i / per) as u32);
+                i = run_end;
+            }
+            t.u32(name, blocks)
+        }
     };
     for &(name, text) in &view.spec.code_columns {
         t = t.str(
@@ -323,11 +327,15 @@ fn states_batch(view: &SpaceView<'_>, goals: &[bool], start: usize) -> Table {
         );
     }
     t = t.bool("goal", goals[start..end].to_vec());
-    for m in &view.metrics {
-        t = t.u32(
-            &format!("component_{}", m.name),
-            m.components[start..end].to_vec(),
-        );
+    let metrics = &view.metrics;
+    for (j, m) in metrics.iter().enumerate() {
+        let name = format!("component_{}", m.name);
+        let ids = &m.components[start..end];
+        // Metrics whose moves join the same positions have the same ids: held once.
+        t = match (0..j).find(|&i| same_ids(&metrics[i].components[start..end], ids)) {
+            Some(i) => t.copy(&name, &format!("component_{}", metrics[i].name)),
+            None => t.u32(&name, ids.to_vec()),
+        };
     }
     for m in &view.metrics {
         t = t.packed_u32(
@@ -394,10 +402,25 @@ pub fn write_components(
     let puzzle = view.puzzle();
     let metrics = &view.metrics;
     let first = &goal_counts.first;
-    let best: Vec<Vec<u32>> = metrics
-        .par_iter()
-        .map(|m| representatives(m.components, m.distances, m.component_sizes.len()))
+    // One pass over each distinct table of component ids, for all metrics sharing it.
+    let mut best: Vec<Vec<u32>> = vec![Vec::new(); metrics.len()];
+    let groups: Vec<(usize, Vec<usize>)> = (0..metrics.len())
+        .filter(|&j| first[j] == j)
+        .map(|j| (j, (j..metrics.len()).filter(|&i| first[i] == j).collect()))
         .collect();
+    let found: Vec<Vec<Vec<u32>>> = groups
+        .par_iter()
+        .map(|(j, members)| {
+            let distances: Vec<&[u16]> = members.iter().map(|&i| metrics[i].distances).collect();
+            let m = &metrics[*j];
+            representatives_of(m.components, &distances, m.component_sizes.len())
+        })
+        .collect();
+    for ((_, members), found) in groups.iter().zip(found) {
+        for (&i, b) in members.iter().zip(found) {
+            best[i] = b;
+        }
+    }
     // Each representative rendered once: a metric sharing its components with an earlier one
     // takes that one's layout where their representatives agree.
     let mut layouts: Vec<Vec<String>> = Vec::with_capacity(metrics.len());
@@ -444,15 +467,45 @@ pub fn write_components(
 /// Per component, its representative: the farthest solvable member (the first in index order
 /// at that distance), else its smallest member. `k` components, ids below `k`.
 pub(crate) fn representatives(ids: &[u32], distances: &[u16], k: usize) -> Vec<u32> {
-    let mut best: Vec<(u16, u32)> = vec![(0, u32::MAX); k];
-    for (i, (&c, &d)) in ids.iter().zip(distances).enumerate() {
-        let b = &mut best[c as usize];
-        let key = if d == UNREACHABLE { 0 } else { d };
-        if b.1 == u32::MAX || key > b.0 {
-            *b = (key, i as u32);
+    let [best] = farthest::<1>(ids, [distances], k);
+    best
+}
+
+/// [`representatives`] for several tables of distances over the same component ids, in one
+/// pass over the ids.
+pub(crate) fn representatives_of(ids: &[u32], distances: &[&[u16]], k: usize) -> Vec<Vec<u32>> {
+    let mut out = Vec::with_capacity(distances.len());
+    for group in distances.chunks(3) {
+        match *group {
+            [a] => out.extend(farthest(ids, [a], k)),
+            [a, b] => out.extend(farthest(ids, [a, b], k)),
+            [a, b, c] => out.extend(farthest(ids, [a, b, c], k)),
+            _ => unreachable!("chunks of one to three"),
         }
     }
-    best.into_iter().map(|(_, i)| i).collect()
+    out
+}
+
+/// [`representatives`] for `M` tables of distances: per component, per table, the best score
+/// so far (1 + its distance, 1 if unsolvable, 0 for no member yet) and where it was found;
+/// a row replaces it only with a greater score, so the first of the farthest stays.
+fn farthest<const M: usize>(ids: &[u32], distances: [&[u16]; M], k: usize) -> [Vec<u32>; M] {
+    let mut best: Vec<[(u32, u32); M]> = vec![[(0, u32::MAX); M]; k];
+    for (i, &c) in ids.iter().enumerate() {
+        let b = &mut best[c as usize];
+        for j in 0..M {
+            let d = distances[j][i];
+            let score = if d == UNREACHABLE {
+                1
+            } else {
+                u32::from(d) + 1
+            };
+            if score > b[j].0 {
+                b[j] = (score, i as u32);
+            }
+        }
+    }
+    std::array::from_fn(|j| best.iter().map(|b| b[j].1).collect())
 }
 
 /// Whether two metrics' component ids are the same table (often the same slice).
@@ -546,6 +599,23 @@ mod tests {
         let ids = [0, 0, 1, 1, 0, 2];
         let d = [3, 7, UNREACHABLE, UNREACHABLE, 7, 0];
         assert_eq!(representatives(&ids, &d, 3), vec![1, 2, 5]);
+        // Several tables over the same ids in one pass (in chunks of three): each as alone.
+        let tables: Vec<Vec<u16>> = (0..5u16)
+            .map(|t| {
+                (0..6u16)
+                    .map(|i| {
+                        if (i + t) % 4 == 0 {
+                            UNREACHABLE
+                        } else {
+                            (i * 7 + t) % 5
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let refs: Vec<&[u16]> = tables.iter().map(|t| &t[..]).collect();
+        let alone: Vec<Vec<u32>> = refs.iter().map(|t| representatives(&ids, t, 3)).collect();
+        assert_eq!(representatives_of(&ids, &refs, 3), alone);
         assert_eq!(
             goal_states(&ids, &[true, false, false, true, true, false], 3),
             vec![2, 1, 0]
