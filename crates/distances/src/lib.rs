@@ -444,7 +444,7 @@ fn level_bfs(
         let next_level = level + 1;
         // Bottom-up asks "has v an arc into the frontier?": the forward search on a symmetric
         // graph, or the backward search on a directed one.
-        let unvisited = n - visited as usize;
+        let unvisited = n.saturating_sub(visited as usize);
         let bottom_up =
             reverse || (!g.is_directed() && g.is_stored() && frontier.len() > unvisited);
         frontier = if bottom_up {
@@ -480,16 +480,12 @@ fn level_bfs(
                     let (mut local, mut buf) = (Vec::new(), Vec::new());
                     for &u in chunk {
                         for &v in g.row(u, &mut buf) {
+                            // A load and a store, not a compare-and-swap: two tasks may both
+                            // find `v` new and list it twice — the same distance, and a
+                            // frontier state met twice is expanded twice, nothing else.
                             let d = &dist[v as usize];
-                            if d.load(Ordering::Relaxed) == UNREACHABLE
-                                && d.compare_exchange(
-                                    UNREACHABLE,
-                                    next_level,
-                                    Ordering::Relaxed,
-                                    Ordering::Relaxed,
-                                )
-                                .is_ok()
-                            {
+                            if d.load(Ordering::Relaxed) == UNREACHABLE {
+                                d.store(next_level, Ordering::Relaxed);
                                 local.push(v);
                             }
                         }
@@ -499,8 +495,9 @@ fn level_bfs(
                 .collect();
             Frontier::List(next)
         };
+        // (A state listed twice counts twice: `visited` may run ahead of the truth.)
         visited += frontier.len() as u64;
-        progress(visited);
+        progress(visited.min(n as u64));
         level = next_level;
     }
     Ok(dist.into_iter().map(AtomicU16::into_inner).collect())
