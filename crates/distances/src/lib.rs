@@ -220,9 +220,19 @@ pub fn sources_given<P: Puzzle + ?Sized>(
                     states.len()
                 )));
             }
-            Ok((0..goals.len() as u32)
-                .into_par_iter()
-                .filter(|&i| goals[i as usize])
+            // Goals are few (one of 239.5M in the eleven puzzle): a block is read for any
+            // flag (a loop without an early exit, vectorised) before its flags are looked at.
+            const BLOCK: usize = 1 << 14;
+            Ok(goals
+                .par_chunks(BLOCK)
+                .enumerate()
+                .flat_map_iter(|(k, block)| {
+                    let any = block.iter().fold(false, |a, &g| a | g);
+                    let block = if any { block } else { &[][..] };
+                    (block.iter().enumerate())
+                        .filter(|&(_, &g)| g)
+                        .map(move |(j, _)| (k * BLOCK + j) as u32)
+                })
                 .collect())
         }
         DistanceSources::Starts => starts(puzzle, states),
