@@ -29,6 +29,16 @@ struct Measure {
     seconds: f64,
     peak_rss: u64,
     bytes: u64,
+    /// The export stage's seconds, as the run's summary gives them (`parquet tables (built,
+    /// 0.83 s):`).
+    export: Option<f64>,
+}
+
+/// The seconds of the export in a run's summary.
+fn export_seconds(stdout: &str) -> Option<f64> {
+    let line = stdout.lines().find(|l| l.starts_with("parquet tables ("))?;
+    let (_, rest) = line.split_once(", ")?;
+    rest.split_once(" s)")?.0.parse().ok()
 }
 
 fn root() -> PathBuf {
@@ -60,8 +70,9 @@ fn run_command(pipeline: &str, out: &Path, force: bool) -> Measure {
     if force {
         args.push("--force");
     }
-    let (mut m, _) = huarong(&args);
+    let (mut m, stdout) = huarong(&args);
     m.bytes = bytes_under(out);
+    m.export = export_seconds(&stdout);
     m
 }
 
@@ -99,6 +110,7 @@ fn huarong(args: &[&str]) -> (Measure, String) {
         seconds,
         peak_rss: usage.ru_maxrss as u64 * 1024,
         bytes: 0,
+        export: None,
     };
     (m, stdout)
 }
@@ -128,8 +140,14 @@ fn measure(pipeline: &str, out: &Path, runs: usize) -> (f64, f64) {
             .join(" / ");
         let rss = median(all.iter().map(|m| m.peak_rss as f64).collect());
         medians[k] = median(secs);
+        let export: Vec<f64> = all.iter().filter_map(|m| m.export).collect();
+        let export = if export.len() == all.len() {
+            format!("  export {:.2} s", median(export))
+        } else {
+            String::new()
+        };
         println!(
-            "  {:<6} median {:>7.2} s  ({list} s)  peak RSS {:.2} GB  written {:.2} GB",
+            "  {:<6} median {:>7.2} s  ({list} s)  peak RSS {:.2} GB  written {:.2} GB{export}",
             if force { "force" } else { "fresh" },
             medians[k],
             rss / 1e9,
