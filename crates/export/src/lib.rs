@@ -269,6 +269,16 @@ fn column_pages(
             Some(pages) => ours(pages),
             None => boxed(array_to_columns(&dictionary, type_, options, encodings)?),
         },
+        Some(Decided::Offsets(distinct)) => {
+            match offsets_pages(array.as_ref(), &distinct, &type_) {
+                Some(pages) => ours(pages),
+                None => {
+                    let dictionary = offsets_dictionary(array.as_ref(), &distinct)
+                        .expect("offsets are decided for u32 and u64 columns");
+                    boxed(array_to_columns(&dictionary, type_, options, encodings)?)
+                }
+            }
+        }
         Some(Decided::Plain) => boxed(array_to_columns(array, type_, options, &[Encoding::Plain])?),
         None => match (encodings, &type_, consecutive(array.as_ref())) {
             ([Encoding::DeltaBinaryPacked], ParquetType::PrimitiveType(t), Some(first)) => {
@@ -336,11 +346,69 @@ fn dictionary_pages(dictionary: &ArrayRef, type_: &ParquetType) -> Option<Vec<Pa
     let d = dictionary.as_any().downcast_ref::<DictionaryArray<u32>>()?;
     let values = d.values().as_any();
     if let Some(v) = values.downcast_ref::<PrimitiveArray<u32>>() {
-        Some(pages::dictionary_pages(v.values(), d.keys(), t))
+        Some(pages::dictionary_pages(
+            v.values(),
+            pages::Keys::Listed(d.keys()),
+            t,
+        ))
     } else {
         let v = values.downcast_ref::<PrimitiveArray<u64>>()?;
-        Some(pages::dictionary_pages(v.values(), d.keys(), t))
+        Some(pages::dictionary_pages(
+            v.values(),
+            pages::Keys::Listed(d.keys()),
+            t,
+        ))
     }
+}
+
+/// The pages of a column whose dictionary is the run of values `distinct` (see
+/// [`Decided::Offsets`]), encoded here.
+fn offsets_pages(
+    array: &dyn polars_arrow::array::Array,
+    distinct: &ArrayRef,
+    type_: &ParquetType,
+) -> Option<Vec<Page>> {
+    fn typed<T: pages::Stored>(
+        array: &dyn polars_arrow::array::Array,
+        distinct: &ArrayRef,
+        t: &PrimitiveTypeInfo,
+    ) -> Option<Vec<Page>> {
+        let array = array.as_any().downcast_ref::<PrimitiveArray<T>>()?;
+        let distinct = distinct.as_any().downcast_ref::<PrimitiveArray<T>>()?;
+        let min = *distinct.values().first()?;
+        let keys = pages::Keys::Offsets(array, min);
+        Some(pages::dictionary_pages(distinct.values(), keys, t))
+    }
+    let ParquetType::PrimitiveType(t) = type_ else {
+        return None;
+    };
+    typed::<u32>(array, distinct, t).or_else(|| typed::<u64>(array, distinct, t))
+}
+
+/// The dictionary array of a column whose dictionary is the run of values `distinct`, its keys
+/// stored (for the writer's own encoder).
+fn offsets_dictionary(
+    array: &dyn polars_arrow::array::Array,
+    distinct: &ArrayRef,
+) -> Option<ArrayRef> {
+    fn typed<T: Dictionary>(
+        array: &dyn polars_arrow::array::Array,
+        distinct: &ArrayRef,
+    ) -> Option<ArrayRef> {
+        let array = array.as_any().downcast_ref::<PrimitiveArray<T>>()?;
+        let distinct = distinct.as_any().downcast_ref::<PrimitiveArray<T>>()?;
+        let min: u64 = (*distinct.values().first()?).into();
+        let max = min + distinct.len() as u64 - 1;
+        // A null's key is that of its value clamped into the span.
+        let keys = (array.values().iter())
+            .map(|&v| (v.into().clamp(min, max) - min) as u32)
+            .collect();
+        match dictionary_array(array, keys, distinct.clone(), array.validity().cloned()) {
+            Decided::Dictionary(d) => Some(d),
+            _ => None,
+        }
+    }
+    typed::<u32>(array, distinct).or_else(|| typed::<u64>(array, distinct))
 }
 
 /// The first value of a `u32` column without nulls holding consecutive values (`None` for any
@@ -451,6 +519,10 @@ fn same_column(
 enum Decided {
     /// Its dictionary: the distinct values in order of first appearance, and their keys.
     Dictionary(ArrayRef),
+    /// Every value from the least non-null one to the greatest occurs: the dictionary is that
+    /// run of values in order (an array of the column's type), and a row's key its value less
+    /// the least one — computed as the pages are written, not stored.
+    Offsets(ArrayRef),
     /// Too many distinct values for a dictionary to pay.
     Plain,
 }
@@ -595,23 +667,22 @@ fn sorted<T: Dictionary>(
     if distinct.len() > T::FEW && distinct.len() as f64 / values.len() as f64 >= 0.75 {
         return Decided::Plain;
     }
+    let contiguous = distinct.len() as u64 == span + 1;
+    let distinct = PrimitiveArray::new(array.dtype().clone(), distinct.into(), None);
+    if contiguous {
+        return Decided::Offsets(Box::new(distinct));
+    }
     // A null's key is that of its value clamped into the span, as the writer has it (the
     // pages leave it out).
     let clamped = |v: T| (v.into().clamp(min, min + span) - min) as u32;
-    let keys: Vec<u32> = if distinct.len() as u64 == span + 1 {
-        // Every value of the span occurs: a value's key is its offset.
-        values.iter().map(|&v| clamped(v)).collect()
-    } else {
-        let mut key_of = vec![0u32; span as usize + 1];
-        for (key, &v) in distinct.iter().enumerate() {
-            key_of[clamped(v) as usize] = key as u32;
-        }
-        values
-            .iter()
-            .map(|&v| key_of[clamped(v) as usize])
-            .collect()
-    };
-    let distinct = PrimitiveArray::new(array.dtype().clone(), distinct.into(), None);
+    let mut key_of = vec![0u32; span as usize + 1];
+    for (key, &v) in distinct.values().iter().enumerate() {
+        key_of[clamped(v) as usize] = key as u32;
+    }
+    let keys = values
+        .iter()
+        .map(|&v| key_of[clamped(v) as usize])
+        .collect();
     dictionary_array(array, keys, distinct, array.validity().cloned())
 }
 
@@ -999,10 +1070,14 @@ mod tests {
             Some(Decided::Plain)
         ));
         let narrow = array((0..rows).map(|i| 1_004 - i % 1_000).collect());
-        let Some(Decided::Dictionary(d)) = dictionary(narrow.as_ref()) else {
-            panic!("a dictionary for 1,000 values over 1,000");
+        let Some(Decided::Offsets(run)) = dictionary(narrow.as_ref()) else {
+            panic!("a run of 1,000 values over 1,000: keys are offsets");
         };
-        // Sorted: the first row holds the largest value.
+        // Sorted: the dictionary runs from the least value up; as stored keys (the writer's
+        // own encoder), the first row holds the largest.
+        let values = run.as_any().downcast_ref::<PrimitiveArray<u32>>().unwrap();
+        assert_eq!((values.len(), values.value(0)), (1_000, 5));
+        let d = offsets_dictionary(narrow.as_ref(), &run).unwrap();
         assert_eq!(
             (keys(&d).0[..2].to_vec(), keys(&d).1),
             (vec![999, 998], 1_000)

@@ -140,12 +140,17 @@ pub(crate) trait Stored: polars_arrow::types::NativeType + Ord {
     /// The Parquet type's value.
     type Parquet: polars_parquet::parquet::types::NativeType;
     fn stored(self) -> Self::Parquet;
+    /// The value as a `u64`.
+    fn stored_u64(self) -> u64;
 }
 
 impl Stored for u32 {
     type Parquet = i32;
     fn stored(self) -> i32 {
         self as i32
+    }
+    fn stored_u64(self) -> u64 {
+        u64::from(self)
     }
 }
 
@@ -154,13 +159,48 @@ impl Stored for u64 {
     fn stored(self) -> i64 {
         self as i64
     }
+    fn stored_u64(self) -> u64 {
+        self
+    }
+}
+
+/// The key of each row of a dictionary-encoded column (a null row's key is ignored).
+pub(crate) enum Keys<'a, T: Stored> {
+    /// As listed.
+    Listed(&'a PrimitiveArray<u32>),
+    /// Each row's value less `min`: the dictionary is every value from `min` up, in order, so
+    /// the keys need not be stored.
+    Offsets(&'a PrimitiveArray<T>, T),
+}
+
+impl<T: Stored> Keys<'_, T> {
+    fn len(&self) -> usize {
+        match self {
+            Keys::Listed(k) => k.len(),
+            Keys::Offsets(v, _) => v.len(),
+        }
+    }
+
+    fn validity(&self) -> Option<&Bitmap> {
+        match self {
+            Keys::Listed(k) => k.validity(),
+            Keys::Offsets(v, _) => v.validity(),
+        }
+    }
+
+    fn null_count(&self) -> usize {
+        match self {
+            Keys::Listed(k) => k.null_count(),
+            Keys::Offsets(v, _) => v.null_count(),
+        }
+    }
 }
 
 /// The pages of a dictionary-encoded column: `distinct` (its dictionary, plain) and the data
-/// pages of `keys`, the place of each row's value in it (a null row's key is ignored).
+/// pages of its `keys`, the place of each row's value in it.
 pub(crate) fn dictionary_pages<T: Stored>(
     distinct: &[T],
-    keys: &PrimitiveArray<u32>,
+    keys: Keys<'_, T>,
     type_: &PrimitiveType,
 ) -> Vec<Page> {
     let mut dict = Vec::with_capacity(distinct.len() * size_of::<T::Parquet>());
@@ -182,10 +222,10 @@ pub(crate) fn dictionary_pages<T: Stored>(
     }
     .serialize();
     let validity = keys.validity();
+    // The writer's estimate of the keys' bytes: 4 a row (`u32` keys) and their validity.
     let bytes = keys.len() * 4 + validity.map_or(0, |b| b.as_slice().0.len());
     let mut valid = Vec::new();
     for (offset, len) in page_ranges(keys.len(), bytes) {
-        let rows = &keys.values()[offset..offset + len];
         // A page's slice keeps its validity only if it has a null, as the writer slices.
         let validity = validity
             .map(|b| b.clone().sliced(offset, len))
@@ -200,13 +240,24 @@ pub(crate) fn dictionary_pages<T: Stored>(
             }
             _ => all_defined(&mut buffer, type_, len),
         }
-        let rows = match &validity {
-            Some(validity) => {
-                valid.clear();
-                only_valid(rows, validity, &mut valid);
-                &valid[..]
+        // The keys of the page's non-null rows.
+        valid.clear();
+        let rows: &[u32] = match (&keys, &validity) {
+            (Keys::Listed(k), None) => &k.values()[offset..offset + len],
+            (Keys::Listed(k), Some(validity)) => {
+                let rows = &k.values()[offset..offset + len];
+                only_valid(rows, validity, &mut valid, |k| k);
+                &valid
             }
-            None => rows,
+            (&Keys::Offsets(v, min), validity) => {
+                let rows = &v.values()[offset..offset + len];
+                let key = |v: T| (v.stored_u64() - min.stored_u64()) as u32;
+                match validity {
+                    Some(validity) => only_valid(rows, validity, &mut valid, key),
+                    None => valid.extend(rows.iter().map(|&v| key(v))),
+                }
+                &valid
+            }
         };
         let width = 32 - rows.iter().max().copied().unwrap_or(0).leading_zeros();
         buffer.push(width as u8);
@@ -222,22 +273,28 @@ pub(crate) fn dictionary_pages<T: Stored>(
     pages
 }
 
-/// Appends the values of `rows` whose bit in `validity` is set to `out`.
-fn only_valid(rows: &[u32], validity: &Bitmap, out: &mut Vec<u32>) {
+/// Appends `key` of each value of `rows` whose bit in `validity` is set to `out`.
+fn only_valid<V: Copy>(rows: &[V], validity: &Bitmap, out: &mut Vec<u32>, key: impl Fn(V) -> u32) {
     let mut words = validity.chunks::<u64>();
     let mut blocks = rows.chunks_exact(64);
     for (block, word) in (&mut blocks).zip(&mut words) {
         if word == u64::MAX {
-            out.extend_from_slice(block);
+            out.extend(block.iter().map(|&v| key(v)));
         } else if word != 0 {
             out.extend(
-                (block.iter().enumerate()).filter_map(|(j, &v)| (word >> j & 1 == 1).then_some(v)),
+                (block.iter().enumerate())
+                    .filter(|&(j, _)| word >> j & 1 == 1)
+                    .map(|(_, &v)| key(v)),
             );
         }
     }
     let last = words.remainder();
     let block = blocks.remainder();
-    out.extend((block.iter().enumerate()).filter_map(|(j, &v)| (last >> j & 1 == 1).then_some(v)));
+    out.extend(
+        (block.iter().enumerate())
+            .filter(|&(j, _)| last >> j & 1 == 1)
+            .map(|(_, &v)| key(v)),
+    );
 }
 
 /// Most values the writer buffers in one literal run.
@@ -470,11 +527,34 @@ mod tests {
             ArrowDataType::Dictionary(IntegerType::UInt32, Box::new(ArrowDataType::UInt32), false);
         let dictionary =
             DictionaryArray::<u32>::try_new(dtype, keys.clone(), Box::new(values)).unwrap();
-        let ours = dictionary_pages(&distinct, &keys, primitive)
+        let ours = dictionary_pages(&distinct, Keys::Listed(&keys), primitive)
             .iter()
             .map(|page| format!("{page:?}"))
             .collect();
         (ours, theirs(&dictionary, &type_, Encoding::RleDictionary))
+    }
+
+    /// Our pages for the same keys given as values less the least (a null row's value is
+    /// anything), over a dictionary that is a run of values.
+    fn as_offsets(keys: &[u32], validity: Option<&[bool]>, min: u32) -> Vec<String> {
+        let type_ = parquet_type("d", ArrowDataType::UInt32);
+        let ParquetType::PrimitiveType(primitive) = &type_ else {
+            panic!("a u32 column is primitive");
+        };
+        let max = keys.iter().max().copied().unwrap_or(0);
+        let distinct: Vec<u32> = (min..=min + max).collect();
+        let values: Vec<u32> = (keys.iter().enumerate())
+            .map(|(i, &k)| match validity {
+                Some(v) if !v[i] => u32::MAX,
+                _ => min + k,
+            })
+            .collect();
+        let validity = validity.map(|v| Bitmap::from_iter(v.iter().copied()));
+        let values = PrimitiveArray::new(ArrowDataType::UInt32, values.into(), validity);
+        dictionary_pages(&distinct, Keys::Offsets(&values, min), primitive)
+            .iter()
+            .map(|page| format!("{page:?}"))
+            .collect()
     }
 
     /// Run lengths that reach each of the writer's cases: short literal runs, runs around the 8
@@ -510,8 +590,13 @@ mod tests {
                 v
             });
             let distinct: Vec<u32> = (0..=mask).map(|k| k * 3 + 1).collect();
-            let (ours, theirs) = both(keys, validity, distinct);
+            let (ours, theirs) = both(keys.clone(), validity.clone(), distinct);
             prop_assert_eq!(ours, theirs);
+            // The same keys as offsets from 1,000 over the run of values they reach.
+            let max = keys.iter().max().copied().unwrap_or(0);
+            let run: Vec<u32> = (1_000..=1_000 + max).collect();
+            let (_, theirs) = both(keys.clone(), validity.clone(), run);
+            prop_assert_eq!(as_offsets(&keys, validity.as_deref(), 1_000), theirs);
         }
     }
 
