@@ -566,20 +566,23 @@ impl Board {
     }
 
     /// The same position with labels assigned per kind in scan order from `seqs`.
-    pub fn with_labels(&self, seqs: &[Vec<u8>; 3]) -> Board {
+    pub fn with_labels<S: AsRef<[u8]>>(&self, seqs: &[S; 3]) -> Board {
         let mut next = [0usize; 3];
-        let pieces: Vec<Piece> = self
-            .pieces()
-            .map(|p| match p.kind.labeled_slot() {
+        let mut b = Board {
+            cells: [EMPTY; CELLS],
+            labels: [0; CELLS],
+        };
+        for p in self.pieces() {
+            let label = match p.kind.labeled_slot() {
                 Some(k) => {
-                    let label = seqs[k][next[k]];
                     next[k] += 1;
-                    Piece { label, ..p }
+                    seqs[k].as_ref()[next[k] - 1]
                 }
-                None => Piece { label: 0, ..p },
-            })
-            .collect();
-        Board::from_pieces(&pieces)
+                None => 0,
+            };
+            b.place(Piece { label, ..p });
+        }
+        b
     }
 
     /// The same position with every label 0 (the unlabeled view).

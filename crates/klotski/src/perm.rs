@@ -25,9 +25,12 @@ pub fn unrank(mut r: u32, out: &mut [u8]) {
         digits[i] = (r % base) as u8;
         r /= base;
     }
-    let mut pool: Vec<u8> = (0..n as u8).collect();
+    // The values not yet placed, in order (on the stack: this runs per rendered position).
+    let mut pool: [u8; 16] = std::array::from_fn(|i| i as u8);
     for i in 0..n {
-        out[i] = pool.remove(digits[i] as usize);
+        let d = digits[i] as usize;
+        out[i] = pool[d];
+        pool.copy_within(d + 1..n - i, d);
     }
 }
 

@@ -465,11 +465,12 @@ impl Labeled {
         let board = Board::from_code(code >> LABEL_BITS, self.base.set)?;
         let parts = self.split(r);
         let counts = [self.base.set.h, self.base.set.v, self.base.set.s];
-        let seqs: [Vec<u8>; 3] = std::array::from_fn(|k| {
-            let mut p = vec![0u8; counts[k] as usize];
-            perm::unrank(parts[k], &mut p);
-            p
-        });
+        // At most 16 pieces of a kind (`perm::unrank`'s bound), on the stack.
+        let mut seqs = [[0u8; 16]; 3];
+        for k in 0..3 {
+            perm::unrank(parts[k], &mut seqs[k][..counts[k] as usize]);
+        }
+        let seqs: [&[u8]; 3] = std::array::from_fn(|k| &seqs[k][..counts[k] as usize]);
         Some(board.with_labels(&seqs))
     }
 
