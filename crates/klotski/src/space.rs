@@ -383,6 +383,9 @@ pub struct Labeled {
     per_canonical: u32,
     shifts: [SlotShift; 3],
     lifts: [OnceLock<Lift>; 3],
+    /// Per metric, the cover ([`Puzzle::cover`]): built once, as every stage and the export
+    /// open the graph through it.
+    covers: [OnceLock<Cover>; 3],
 }
 
 impl Labeled {
@@ -409,6 +412,7 @@ impl Labeled {
             per_canonical: per as u32,
             shifts: counts.map(SlotShift::new),
             lifts: Default::default(),
+            covers: Default::default(),
             base,
         })
     }
@@ -472,6 +476,45 @@ impl Labeled {
         }
         let seqs: [&[u8]; 3] = std::array::from_fn(|k| &seqs[k][..counts[k] as usize]);
         Some(board.with_labels(&seqs))
+    }
+
+    /// The unlabeled graph of `metric` with each move's label shift (see [`Puzzle::cover`]).
+    fn build_cover(&self, metric: Metric) -> Cover {
+        let lift = self.lift(metric);
+        let key = |e: &LiftEdge| (e.kind, e.from, e.to);
+        let mut ids = std::collections::BTreeMap::new();
+        for e in &lift.edges {
+            let next = ids.len() as u32;
+            ids.entry(key(e)).or_insert(next);
+        }
+        let per = self.per_canonical;
+        let mut shifts = vec![0u32; ids.len() * per as usize];
+        for (&(kind, from, to), &id) in &ids {
+            let perm = &mut shifts[(id * per) as usize..][..per as usize];
+            for (l, out) in perm.iter_mut().enumerate() {
+                let mut p = self.split(l as u32);
+                if kind < 3 {
+                    let k = kind as usize;
+                    p[k] = self.shifts[k].apply(from, to, p[k]);
+                }
+                *out = self.join(p);
+            }
+        }
+        let (mut targets, mut shift_of_arc) = (Vec::new(), Vec::new());
+        for c in 0..self.base.len() {
+            let (lo, hi) = (lift.offsets[c] as usize, lift.offsets[c + 1] as usize);
+            let mut row: Vec<&LiftEdge> = lift.edges[lo..hi].iter().collect();
+            row.sort_unstable_by_key(|e| e.target);
+            targets.extend(row.iter().map(|e| e.target));
+            shift_of_arc.extend(row.iter().map(|e| ids[&key(e)]));
+        }
+        Cover {
+            fiber: per,
+            offsets: lift.offsets.clone(),
+            targets,
+            shift_of_arc,
+            shifts,
+        }
     }
 
     fn lift(&self, metric: Metric) -> &Lift {
@@ -606,41 +649,12 @@ impl Puzzle for Labeled {
     /// The unlabeled graph with each move's label shift: one permutation of the `h!·v!·s!`
     /// labels per distinct (kind, slot from, slot to), the identity for Cao Cao's moves.
     fn cover(&self, metric: usize) -> Option<Cover> {
-        let lift = self.lift(Metric::from_index(metric));
-        let key = |e: &LiftEdge| (e.kind, e.from, e.to);
-        let mut ids = std::collections::BTreeMap::new();
-        for e in &lift.edges {
-            let next = ids.len() as u32;
-            ids.entry(key(e)).or_insert(next);
-        }
-        let per = self.per_canonical;
-        let mut shifts = vec![0u32; ids.len() * per as usize];
-        for (&(kind, from, to), &id) in &ids {
-            let perm = &mut shifts[(id * per) as usize..][..per as usize];
-            for (l, out) in perm.iter_mut().enumerate() {
-                let mut p = self.split(l as u32);
-                if kind < 3 {
-                    let k = kind as usize;
-                    p[k] = self.shifts[k].apply(from, to, p[k]);
-                }
-                *out = self.join(p);
-            }
-        }
-        let (mut targets, mut shift_of_arc) = (Vec::new(), Vec::new());
-        for c in 0..self.base.len() {
-            let (lo, hi) = (lift.offsets[c] as usize, lift.offsets[c + 1] as usize);
-            let mut row: Vec<&LiftEdge> = lift.edges[lo..hi].iter().collect();
-            row.sort_unstable_by_key(|e| e.target);
-            targets.extend(row.iter().map(|e| e.target));
-            shift_of_arc.extend(row.iter().map(|e| ids[&key(e)]));
-        }
-        Some(Cover {
-            fiber: per,
-            offsets: lift.offsets.clone(),
-            targets,
-            shift_of_arc,
-            shifts,
-        })
+        let m = Metric::from_index(metric);
+        Some(
+            self.covers[m as usize]
+                .get_or_init(|| self.build_cover(m))
+                .clone(),
+        )
     }
 
     /// Labeled moves are unlabeled moves with the moved kind's labels shifted: one table lookup
