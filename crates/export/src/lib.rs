@@ -536,12 +536,12 @@ enum Decided {
 /// the dictionary is the distinct values in increasing order — unless they are over 3/4 of the
 /// rows (and more than [`Dictionary::FEW`]), when the column is written plainly. Wider, it
 /// estimates the distinct values (HyperLogLog), writes plainly over 3/4, else hashes every value
-/// into a dictionary in order of first appearance; here the same estimate and a table indexed by
-/// `value - min` instead of the hash map, for spans below [`DENSE_SPAN`] and columns without
-/// nulls.
+/// into a dictionary in order of first appearance; here, for columns without nulls, the same
+/// estimate (taken over the distinct values, see [`first_seen`]) and a table indexed by
+/// `value - min` where the span is under twice the rows, a hash map of integers otherwise.
 ///
 /// `None` where the writer decides as before: other types, no non-null value, or a wide span
-/// this does not cover.
+/// with nulls.
 fn dictionary(array: &dyn polars_arrow::array::Array) -> Option<Decided> {
     use polars_arrow::datatypes::ArrowDataType as Dt;
     match array.dtype() {

@@ -1,5 +1,6 @@
 //! Data pages encoded here rather than by the Parquet writer, byte for byte as it would encode
-//! them, where its generic iterators were most of an export's time (a third of the main job's):
+//! them, where its generic iterators were much of an export's time (about a fifth of the main
+//! job's, single-threaded):
 //! - a run of consecutive row numbers, delta-encoded (an `index` column: every delta is 1, so
 //!   every block is the same two bytes);
 //! - the keys of a dictionary-encoded integer column and their definition levels, in the
