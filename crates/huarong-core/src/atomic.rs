@@ -62,7 +62,9 @@ pub fn commit(file: Option<&File>, tmp: &Path, dest: &Path) -> io::Result<()> {
 fn replace(tmp: &Path, dest: &Path) -> io::Result<()> {
     #[cfg(target_os = "linux")]
     if exchange(tmp, dest).is_ok() {
-        return fs::remove_file(tmp);
+        // The new file is in place; an old one that cannot be removed now is a stale temporary.
+        let _ = fs::remove_file(tmp);
+        return Ok(());
     }
     fs::rename(tmp, dest)
 }
