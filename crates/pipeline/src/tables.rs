@@ -328,13 +328,14 @@ fn states_batch(view: &SpaceView<'_>, goals: &[bool], start: usize) -> Table {
     }
     t = t.bool("goal", goals[start..end].to_vec());
     let metrics = &view.metrics;
-    for (j, m) in metrics.iter().enumerate() {
+    let ids: Vec<&[u32]> = metrics.iter().map(|m| &m.components[start..end]).collect();
+    // Metrics whose moves join the same positions have the same ids: held once.
+    for (j, (m, &first)) in metrics.iter().zip(&first_same(&ids)).enumerate() {
         let name = format!("component_{}", m.name);
-        let ids = &m.components[start..end];
-        // Metrics whose moves join the same positions have the same ids: held once.
-        t = match (0..j).find(|&i| same_ids(&metrics[i].components[start..end], ids)) {
-            Some(i) => t.copy(&name, &format!("component_{}", metrics[i].name)),
-            None => t.u32(&name, ids.to_vec()),
+        t = if first == j {
+            t.u32(&name, ids[j].to_vec())
+        } else {
+            t.copy(&name, &format!("component_{}", metrics[first].name))
         };
     }
     for m in &view.metrics {
@@ -368,13 +369,7 @@ pub struct GoalCounts {
 impl GoalCounts {
     pub fn new(view: &SpaceView<'_>, goals: &[bool]) -> Self {
         let metrics = &view.metrics;
-        let first: Vec<usize> = (0..metrics.len())
-            .map(|j| {
-                (0..j)
-                    .find(|&i| same_ids(metrics[i].components, metrics[j].components))
-                    .unwrap_or(j)
-            })
-            .collect();
+        let first = first_same(&metrics.iter().map(|m| m.components).collect::<Vec<_>>());
         let counts = metrics
             .par_iter()
             .enumerate()
@@ -508,9 +503,13 @@ fn farthest<const M: usize>(ids: &[u32], distances: [&[u16]; M], k: usize) -> [V
     std::array::from_fn(|j| best.iter().map(|b| b[j].1).collect())
 }
 
-/// Whether two metrics' component ids are the same table (often the same slice).
-fn same_ids(a: &[u32], b: &[u32]) -> bool {
-    std::ptr::eq(a, b) || a == b
+/// Per table of component ids, the first of `ids` equal to it (often the same slice): metrics
+/// whose moves join the same positions share theirs.
+fn first_same(ids: &[&[u32]]) -> Vec<usize> {
+    let same = |a: &[u32], b: &[u32]| std::ptr::eq(a, b) || a == b;
+    (0..ids.len())
+        .map(|j| (0..j).find(|&i| same(ids[i], ids[j])).unwrap_or(j))
+        .collect()
 }
 
 /// Goal states per component.
