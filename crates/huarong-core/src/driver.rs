@@ -369,22 +369,42 @@ impl SpaceView<'_> {
     }
 }
 
-/// Indices of the states at the largest finite distance, in index order.
+/// Indices of the states at the largest finite distance, in index order: one pass, by chunks
+/// of 64K states in parallel (each keeps its largest distance and where it occurs), merged in
+/// order.
 pub fn farthest(values: &[u16]) -> Vec<u32> {
-    let max = values
-        .par_iter()
-        .copied()
-        .filter(|&d| d != UNREACHABLE)
-        .max();
-    match max {
-        None => Vec::new(),
-        Some(max) => values
-            .par_iter()
-            .enumerate()
-            .filter(|(_, d)| **d == max)
-            .map(|(i, _)| i as u32)
-            .collect(),
-    }
+    const CHUNK: usize = 1 << 16;
+    let best = values
+        .par_chunks(CHUNK)
+        .enumerate()
+        .map(|(k, chunk)| {
+            let (mut max, mut at) = (0u16, Vec::new());
+            for (i, &d) in chunk.iter().enumerate() {
+                if d == UNREACHABLE || d < max {
+                    continue;
+                }
+                if d > max || at.is_empty() {
+                    max = d;
+                    at.clear();
+                }
+                at.push((k * CHUNK + i) as u32);
+            }
+            (max, at)
+        })
+        .reduce(
+            || (0, Vec::new()),
+            |(ma, mut a), (mb, b)| match (a.is_empty(), b.is_empty()) {
+                (_, true) => (ma, a),
+                (true, false) => (mb, b),
+                (false, false) if ma > mb => (ma, a),
+                (false, false) if mb > ma => (mb, b),
+                (false, false) => {
+                    a.extend(b);
+                    (ma, a)
+                }
+            },
+        );
+    best.1
 }
 
 /// One row of `records.parquet`: a position of a space, measured in one metric. The pipeline
@@ -505,4 +525,51 @@ pub fn no_repeats<T: PartialEq + fmt::Debug>(what: &str, items: &[T]) -> Result<
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The farthest states by definition: the largest finite distance, then every state at it.
+    fn by_definition(values: &[u16]) -> Vec<u32> {
+        let Some(max) = values.iter().copied().filter(|&d| d != UNREACHABLE).max() else {
+            return Vec::new();
+        };
+        (0..values.len() as u32)
+            .filter(|&i| values[i as usize] == max)
+            .collect()
+    }
+
+    #[test]
+    fn farthest_states_across_chunks() {
+        // Ties in different chunks of the one pass, in index order; unreachable states never
+        // count; a space of goals alone has them all at distance 0.
+        let mut v = vec![UNREACHABLE; 200_000];
+        v[5] = 7;
+        v[70_000] = 9;
+        v[199_999] = 9;
+        v[140_000] = 8;
+        assert_eq!(farthest(&v), vec![70_000, 199_999]);
+        assert_eq!(farthest(&[UNREACHABLE; 10]), Vec::<u32>::new());
+        assert_eq!(farthest(&[0, UNREACHABLE, 0]), vec![0, 2]);
+        assert_eq!(farthest(&[]), Vec::<u32>::new());
+    }
+
+    proptest! {
+        #[test]
+        fn farthest_is_the_largest_distance_and_where_it_occurs(
+            spots in proptest::collection::vec((0usize..300_000, 0u16..6), 0..40),
+            len in 0usize..300_000,
+        ) {
+            let mut v = vec![UNREACHABLE; len];
+            for (i, d) in spots {
+                if i < len {
+                    v[i] = d;
+                }
+            }
+            prop_assert_eq!(farthest(&v), by_definition(&v));
+        }
+    }
 }

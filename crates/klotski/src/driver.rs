@@ -270,10 +270,17 @@ impl Section for HuarongSection {
             }
         }
         let sets = Self::ran_sets(spaces);
-        for &set in &sets {
-            let u = unlabeled_of(set);
-            for (metric, m) in u.metrics.iter().enumerate() {
-                for state in m.farthest().into_iter().take(FARTHEST_CAP) {
+        // Per piece set and metric, the farthest states (one pass each, the sets side by side).
+        let far: Vec<(&SpaceView<'_>, Vec<Vec<u32>>)> = sets
+            .par_iter()
+            .map(|&set| {
+                let u = unlabeled_of(set);
+                (u, u.metrics.iter().map(|m| m.farthest()).collect())
+            })
+            .collect();
+        for (u, per_metric) in &far {
+            for (metric, states) in per_metric.iter().enumerate() {
+                for &state in states.iter().take(FARTHEST_CAP) {
                     records.push(Record {
                         name: "farthest".to_owned(),
                         space: u.index,
@@ -284,25 +291,27 @@ impl Section for HuarongSection {
             }
         }
         if sets.len() > 1 {
-            let us: Vec<&SpaceView<'_>> = sets.iter().map(|&s| unlabeled_of(s)).collect();
             for metric in 0..self.metrics.len() {
-                let at_max = |u: &SpaceView<'_>| u.metrics[metric].max_distance().unwrap_or(0);
-                let Some(max) = us.iter().map(|u| at_max(u)).max() else {
+                // A set's largest distance is that of its farthest states (0 if none).
+                let at_max = |(u, per_metric): &(&SpaceView<'_>, Vec<Vec<u32>>)| {
+                    per_metric[metric]
+                        .first()
+                        .and_then(|&i| u.metrics[metric].distance(i))
+                        .unwrap_or(0)
+                };
+                let Some(max) = far.iter().map(at_max).max() else {
                     continue;
                 };
-                let hardest = us
+                let hardest = far
                     .iter()
-                    .filter(|u| at_max(u) == max)
-                    .flat_map(|u| {
-                        u.metrics[metric]
-                            .farthest()
-                            .into_iter()
-                            .map(|state| Record {
-                                name: "hardest".to_owned(),
-                                space: u.index,
-                                metric,
-                                state,
-                            })
+                    .filter(|f| at_max(f) == max)
+                    .flat_map(|(u, per_metric)| {
+                        per_metric[metric].iter().map(|&state| Record {
+                            name: "hardest".to_owned(),
+                            space: u.index,
+                            metric,
+                            state,
+                        })
                     })
                     .take(FARTHEST_CAP);
                 records.extend(hardest);

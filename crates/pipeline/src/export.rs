@@ -8,6 +8,8 @@
 
 use std::path::Path;
 
+use rayon::prelude::*;
+
 use huarong_core::driver::{Plan, SpaceView};
 use huarong_core::{Fingerprint, Outcome, Table};
 
@@ -217,15 +219,19 @@ fn write(
     for (name, table) in pipeline.section.tables(&views) {
         files.push((name, vec![table]));
     }
-    for (name, parts) in files {
-        let size = tables::write_tables(parts, &output.join(&name))?;
-        written.push((name, size));
-    }
+    // The tables over every space, side by side.
+    let sizes: Vec<u64> = files
+        .par_iter_mut()
+        .map(|(name, parts)| tables::write_tables(std::mem::take(parts), &output.join(name)))
+        .collect::<Result<_, _>>()?;
+    written.extend(files.into_iter().map(|(name, _)| name).zip(sizes));
     Ok(written)
 }
 
 /// Each summary space's per-position tables (written now, listed in `written`) and its rows of
-/// the component-size, distance and degree tables (returned, written with the others').
+/// the component-size, distance and degree tables (returned, written with the others'). The
+/// spaces are taken side by side: a universe's hundreds of small ones would leave a core idle
+/// one by one.
 #[allow(clippy::type_complexity)]
 fn space_tables(
     plan: &Plan,
@@ -236,42 +242,69 @@ fn space_tables(
     output: &Path,
     written: &mut Vec<(String, u64)>,
 ) -> Result<(Vec<Table>, Vec<Table>, Vec<Table>), PipelineError> {
+    let per_space: Vec<SpaceTables> = summary
+        .par_iter()
+        .map(|&k| one_space_tables(&views[k], &plan.spaces[k], &reports[k], columns, output))
+        .collect::<Result<_, _>>()?;
     let (mut sizes, mut dist_hist, mut deg_hist) = (Vec::new(), Vec::new(), Vec::new());
-    for &k in summary {
-        let (view, spec, report) = (&views[k], &plan.spaces[k], &reports[k]);
-        let goals = &report.goals.mask;
-        let id = &report.space_id;
-        // The two per-position tables are independent: written side by side.
-        let states = format!("states-{id}.parquet");
-        let components = format!("components-{id}.parquet");
-        // The component-size rows go with the components table (the shorter of the two).
-        let (s, (c, component_sizes)) = rayon::join(
-            || {
-                spec.states_table
-                    .then(|| tables::write_states(view, goals, &output.join(&states)))
-                    .transpose()
-            },
-            || {
-                let goal_counts = tables::GoalCounts::new(view, goals);
-                let c = spec
-                    .components_table
-                    .then(|| {
-                        tables::write_components(view, &goal_counts, &output.join(&components))
-                    })
-                    .transpose();
-                (c, tables::component_sizes(view, &goal_counts, columns))
-            },
-        );
-        if let Some(size) = s? {
-            written.push((states, size));
-        }
-        if let Some(size) = c? {
-            written.push((components, size));
-        }
-        sizes.push(component_sizes);
-        let (d, g) = tables::histograms(report, columns);
-        dist_hist.push(d);
-        deg_hist.push(g);
+    for t in per_space {
+        written.extend(t.written);
+        sizes.push(t.sizes);
+        dist_hist.push(t.distances);
+        deg_hist.push(t.degrees);
     }
     Ok((sizes, dist_hist, deg_hist))
+}
+
+/// One summary space's share of the export: its per-position tables as written (name, bytes)
+/// and its rows of the component-size, distance and degree tables.
+struct SpaceTables {
+    written: Vec<(String, u64)>,
+    sizes: Table,
+    distances: Table,
+    degrees: Table,
+}
+
+fn one_space_tables(
+    view: &SpaceView<'_>,
+    spec: &huarong_core::driver::SpaceSpec,
+    report: &SpaceReport,
+    columns: &[(&'static str, huarong_core::table::Value)],
+    output: &Path,
+) -> Result<SpaceTables, PipelineError> {
+    let goals = &report.goals.mask;
+    let id = &report.space_id;
+    // The two per-position tables are independent: written side by side.
+    let states = format!("states-{id}.parquet");
+    let components = format!("components-{id}.parquet");
+    // The component-size rows go with the components table (the shorter of the two).
+    let (s, (c, sizes)) = rayon::join(
+        || {
+            spec.states_table
+                .then(|| tables::write_states(view, goals, &output.join(&states)))
+                .transpose()
+        },
+        || {
+            let goal_counts = tables::GoalCounts::new(view, goals);
+            let c = spec
+                .components_table
+                .then(|| tables::write_components(view, &goal_counts, &output.join(&components)))
+                .transpose();
+            (c, tables::component_sizes(view, &goal_counts, columns))
+        },
+    );
+    let mut written = Vec::new();
+    if let Some(size) = s? {
+        written.push((states, size));
+    }
+    if let Some(size) = c? {
+        written.push((components, size));
+    }
+    let (distances, degrees) = tables::histograms(report, columns);
+    Ok(SpaceTables {
+        written,
+        sizes,
+        distances,
+        degrees,
+    })
 }
