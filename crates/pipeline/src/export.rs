@@ -277,15 +277,16 @@ fn one_space_tables(
     // The two per-position tables are independent: written side by side.
     let states = format!("states-{id}.parquet");
     let components = format!("components-{id}.parquet");
+    let shared = tables::SharedIds::new(view);
     // The component-size rows go with the components table (the shorter of the two).
     let (s, (c, sizes)) = rayon::join(
         || {
             spec.states_table
-                .then(|| tables::write_states(view, goals, &output.join(&states)))
+                .then(|| tables::write_states(view, goals, &shared, &output.join(&states)))
                 .transpose()
         },
         || {
-            let goal_counts = tables::GoalCounts::new(view, goals);
+            let goal_counts = tables::GoalCounts::new(view, goals, &shared);
             let c = spec
                 .components_table
                 .then(|| tables::write_components(view, &goal_counts, &output.join(&components)))

@@ -275,17 +275,21 @@ pub fn records(records: &[Record], views: &[SpaceView<'_>]) -> Table {
 
 /// `states-<space>.parquet`: one row per state, streamed in batches; each batch's columns are
 /// built (in parallel) while the previous batch is encoded.
-pub fn write_states(view: &SpaceView<'_>, goals: &[bool], path: &Path) -> Result<u64, ExportError> {
+pub fn write_states(
+    view: &SpaceView<'_>,
+    goals: &[bool],
+    shared: &SharedIds,
+    path: &Path,
+) -> Result<u64, ExportError> {
     let n = view.codes.len();
     let mut w = TableWriter::create(path)?;
-    let mut pending = (n > 0).then(|| states_batch(view, goals, 0));
+    let batch_at = |start| states_batch(view, goals, shared, start);
+    let mut pending = (n > 0).then(|| batch_at(0));
     let mut start = 0;
     while let Some(batch) = pending.take() {
         start += BATCH;
-        let (written, next) = rayon::join(
-            || w.write(batch),
-            || (start < n).then(|| states_batch(view, goals, start)),
-        );
+        let (written, next) =
+            rayon::join(|| w.write(batch), || (start < n).then(|| batch_at(start)));
         written?;
         pending = next;
     }
@@ -293,7 +297,7 @@ pub fn write_states(view: &SpaceView<'_>, goals: &[bool], path: &Path) -> Result
 }
 
 /// The rows `start..start + BATCH` of a states table.
-fn states_batch(view: &SpaceView<'_>, goals: &[bool], start: usize) -> Table {
+fn states_batch(view: &SpaceView<'_>, goals: &[bool], shared: &SharedIds, start: usize) -> Table {
     let end = (start + BATCH).min(view.codes.len());
     let puzzle = view.puzzle();
     let mut t = Table::new().index("index", start as u32..end as u32);
@@ -328,12 +332,11 @@ fn states_batch(view: &SpaceView<'_>, goals: &[bool], start: usize) -> Table {
     }
     t = t.bool("goal", goals[start..end].to_vec());
     let metrics = &view.metrics;
-    let ids: Vec<&[u32]> = metrics.iter().map(|m| &m.components[start..end]).collect();
     // Metrics whose moves join the same positions have the same ids: held once.
-    for (j, (m, &first)) in metrics.iter().zip(&first_same(&ids)).enumerate() {
+    for (j, (m, &first)) in metrics.iter().zip(&shared.0).enumerate() {
         let name = format!("component_{}", m.name);
         t = if first == j {
-            t.u32(&name, ids[j].to_vec())
+            t.u32(&name, m.components[start..end].to_vec())
         } else {
             t.copy(&name, &format!("component_{}", metrics[first].name))
         };
@@ -361,20 +364,20 @@ fn states_batch(view: &SpaceView<'_>, goals: &[bool], start: usize) -> Table {
 #[derive(Debug)]
 pub struct GoalCounts {
     /// Per metric, the first metric with the same component ids.
-    first: Vec<usize>,
+    first: SharedIds,
     /// The counts of each metric that is its own `first`.
     counts: Vec<Option<Vec<u64>>>,
 }
 
 impl GoalCounts {
-    pub fn new(view: &SpaceView<'_>, goals: &[bool]) -> Self {
+    pub fn new(view: &SpaceView<'_>, goals: &[bool], shared: &SharedIds) -> Self {
         let metrics = &view.metrics;
-        let first = first_same(&metrics.iter().map(|m| m.components).collect::<Vec<_>>());
+        let first = shared.clone();
         let counts = metrics
             .par_iter()
             .enumerate()
             .map(|(j, m)| {
-                (first[j] == j).then(|| goal_states(m.components, goals, m.component_sizes.len()))
+                (first.0[j] == j).then(|| goal_states(m.components, goals, m.component_sizes.len()))
             })
             .collect();
         GoalCounts { first, counts }
@@ -382,7 +385,7 @@ impl GoalCounts {
 
     /// Metric `j`'s goal states per component.
     fn of(&self, j: usize) -> &[u64] {
-        self.counts[self.first[j]]
+        self.counts[self.first.0[j]]
             .as_deref()
             .expect("the first metric of a component table counts its goals")
     }
@@ -396,7 +399,7 @@ pub fn write_components(
 ) -> Result<u64, ExportError> {
     let puzzle = view.puzzle();
     let metrics = &view.metrics;
-    let first = &goal_counts.first;
+    let first = &goal_counts.first.0;
     // One pass over each distinct table of component ids, for all metrics sharing it.
     let mut best: Vec<Vec<u32>> = vec![Vec::new(); metrics.len()];
     let groups: Vec<(usize, Vec<usize>)> = (0..metrics.len())
@@ -503,10 +506,26 @@ fn farthest<const M: usize>(ids: &[u32], distances: [&[u16]; M], k: usize) -> [V
     std::array::from_fn(|j| best.iter().map(|b| b[j].1).collect())
 }
 
-/// Per table of component ids, the first of `ids` equal to it (often the same slice): metrics
-/// whose moves join the same positions share theirs.
+/// Per metric of a space, the first metric with the same table of component ids (often the
+/// same slice): metrics whose moves join the same positions share theirs. Compared once per
+/// space, for its states table and its goal counts.
+#[derive(Debug, Clone)]
+pub struct SharedIds(Vec<usize>);
+
+impl SharedIds {
+    pub fn new(view: &SpaceView<'_>) -> Self {
+        let ids: Vec<&[u32]> = view.metrics.iter().map(|m| m.components).collect();
+        SharedIds(first_same(&ids))
+    }
+}
+
+/// Per table of component ids, the first of `ids` equal to it, compared by chunks in parallel.
 fn first_same(ids: &[&[u32]]) -> Vec<usize> {
-    let same = |a: &[u32], b: &[u32]| std::ptr::eq(a, b) || a == b;
+    let same = |a: &[u32], b: &[u32]| {
+        std::ptr::eq(a, b)
+            || a.len() == b.len()
+                && (a.par_chunks(1 << 16).zip(b.par_chunks(1 << 16))).all(|(x, y)| x == y)
+    };
     (0..ids.len())
         .map(|j| (0..j).find(|&i| same(ids[i], ids[j])).unwrap_or(j))
         .collect()
@@ -592,6 +611,20 @@ pub fn write_tables(tables: Vec<Table>, path: &Path) -> Result<u64, ExportError>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn equal_tables_of_component_ids_are_found_whether_shared_or_copied() {
+        // Longer than one chunk of the parallel comparison; a copy, a table differing in its
+        // last id only, and one of another length.
+        let a: Vec<u32> = (0..200_000u32).map(|i| i / 7).collect();
+        let copy = a.clone();
+        let mut last = a.clone();
+        *last.last_mut().unwrap() += 1;
+        let short = &a[..199_999];
+        assert_eq!(first_same(&[&a, &a, &copy]), vec![0, 0, 0]);
+        assert_eq!(first_same(&[&a, &last, &copy, short]), vec![0, 1, 0, 3]);
+        assert_eq!(first_same(&[&last, &a, &last]), vec![0, 1, 0]);
+    }
 
     #[test]
     fn representatives_are_the_farthest_solvable_members_else_the_smallest() {
