@@ -369,42 +369,31 @@ impl SpaceView<'_> {
     }
 }
 
-/// Indices of the states at the largest finite distance, in index order: one pass, by chunks
-/// of 64K states in parallel (each keeps its largest distance and where it occurs), merged in
-/// order.
+/// Indices of the states at the largest finite distance, in index order. Each chunk of 64K
+/// states' largest distance first (a vectorised pass, the chunks in parallel), then the states
+/// at the overall largest listed from the chunks that reach it only.
 pub fn farthest(values: &[u16]) -> Vec<u32> {
     const CHUNK: usize = 1 << 16;
-    let best = values
+    // `d + 1` wraps [`UNREACHABLE`] to 0: a chunk's largest is 1 + its largest finite distance,
+    // 0 if it has none.
+    let tops: Vec<u16> = values
         .par_chunks(CHUNK)
+        .map(|chunk| chunk.iter().fold(0, |m, &d| m.max(d.wrapping_add(1))))
+        .collect();
+    let Some(&top) = tops.iter().max().filter(|&&t| t > 0) else {
+        return Vec::new();
+    };
+    let max = top - 1;
+    tops.par_iter()
         .enumerate()
-        .map(|(k, chunk)| {
-            let (mut max, mut at) = (0u16, Vec::new());
-            for (i, &d) in chunk.iter().enumerate() {
-                if d == UNREACHABLE || d < max {
-                    continue;
-                }
-                if d > max || at.is_empty() {
-                    max = d;
-                    at.clear();
-                }
-                at.push((k * CHUNK + i) as u32);
-            }
-            (max, at)
+        .filter(|&(_, &t)| t == top)
+        .flat_map_iter(|(k, _)| {
+            let chunk = &values[k * CHUNK..((k + 1) * CHUNK).min(values.len())];
+            (chunk.iter().enumerate())
+                .filter(move |&(_, &d)| d == max)
+                .map(move |(i, _)| (k * CHUNK + i) as u32)
         })
-        .reduce(
-            || (0, Vec::new()),
-            |(ma, mut a), (mb, b)| match (a.is_empty(), b.is_empty()) {
-                (_, true) => (ma, a),
-                (true, false) => (mb, b),
-                (false, false) if ma > mb => (ma, a),
-                (false, false) if mb > ma => (mb, b),
-                (false, false) => {
-                    a.extend(b);
-                    (ma, a)
-                }
-            },
-        );
-    best.1
+        .collect()
 }
 
 /// One row of `records.parquet`: a position of a space, measured in one metric. The pipeline

@@ -637,6 +637,23 @@ pub fn goal_mask<P: Puzzle + ?Sized>(puzzle: &P, states: &StateTable) -> Vec<boo
         .collect()
 }
 
+/// The indices of the goals in `mask`, in order: a 64K block at a time in parallel, a block
+/// without one passed over by a vectorised test (goals are few: one in ten states of the
+/// labeled Huarong Dao space, one of 239.5M of an eleven puzzle's).
+pub fn goal_indices(mask: &[bool]) -> Vec<u32> {
+    const BLOCK: usize = 1 << 16;
+    mask.par_chunks(BLOCK)
+        .enumerate()
+        .flat_map_iter(|(k, block)| {
+            let any = block.iter().fold(false, |a, &g| a | g);
+            let block = if any { block } else { &[] };
+            (block.iter().enumerate())
+                .filter(|&(_, &g)| g)
+                .map(move |(i, _)| (k * BLOCK + i) as u32)
+        })
+        .collect()
+}
+
 /// The summary statistics of one metric.
 pub fn metric_stats(
     metric: &str,
@@ -645,30 +662,14 @@ pub fn metric_stats(
     dists: &Distances,
     goals: &[bool],
 ) -> MetricStats {
-    // Components holding a goal: a bit per component, set by chunks of states, then merged.
+    // Components holding a goal: a bit per component, set at each goal (goals are few; a space
+    // of one component has its ids as zeros that need not be read).
     let ids = comps.ids();
-    let goal_components = ids
-        .par_chunks(1 << 16)
-        .zip(goals.par_chunks(1 << 16))
-        .fold(
-            || fixedbitset::FixedBitSet::with_capacity(comps.count()),
-            |mut set, (ids, goals)| {
-                for (&c, &g) in ids.iter().zip(goals) {
-                    if g {
-                        set.insert(c as usize);
-                    }
-                }
-                set
-            },
-        )
-        .reduce(
-            || fixedbitset::FixedBitSet::with_capacity(comps.count()),
-            |mut a, b| {
-                a.union_with(&b);
-                a
-            },
-        )
-        .count_ones(..);
+    let mut holding = fixedbitset::FixedBitSet::with_capacity(comps.count());
+    for i in goal_indices(goals) {
+        holding.insert(ids[i as usize] as usize);
+    }
+    let goal_components = holding.count_ones(..);
     let hist = dists.histogram();
     let max_distance = hist.len().saturating_sub(1);
     MetricStats {

@@ -534,8 +534,8 @@ fn first_same(ids: &[&[u32]]) -> Vec<usize> {
 /// Goal states per component.
 fn goal_states(ids: &[u32], goals: &[bool], k: usize) -> Vec<u64> {
     let mut counts = vec![0u64; k];
-    for (&c, &g) in ids.iter().zip(goals) {
-        counts[c as usize] += g as u64;
+    for i in crate::run::goal_indices(goals) {
+        counts[ids[i as usize] as usize] += 1;
     }
     counts
 }
@@ -611,6 +611,25 @@ pub fn write_tables(tables: Vec<Table>, path: &Path) -> Result<u64, ExportError>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn goals_are_counted_per_component_at_their_indices_only() {
+        // Goals in the first and third blocks of the parallel scan, none in the second, one
+        // at the very end; the ids elsewhere are out of range and must not be read.
+        let n = 3 * (1 << 16) + 5;
+        let mut goals = vec![false; n];
+        let mut ids = vec![u32::MAX; n];
+        for (i, c) in [(0, 1), (70, 0), (2 * (1 << 16) + 3, 1), (n - 1, 2)] {
+            goals[i] = true;
+            ids[i] = c;
+        }
+        assert_eq!(
+            crate::run::goal_indices(&goals),
+            vec![0, 70, 2 * (1 << 16) + 3, n as u32 - 1]
+        );
+        assert_eq!(goal_states(&ids, &goals, 4), vec![1, 2, 1, 0]);
+        assert!(crate::run::goal_indices(&[false; 10]).is_empty());
+    }
 
     #[test]
     fn equal_tables_of_component_ids_are_found_whether_shared_or_copied() {
