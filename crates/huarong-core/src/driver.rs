@@ -343,15 +343,6 @@ impl MetricView<'_> {
         self.component_sizes[self.components[index as usize] as usize]
     }
 
-    /// The largest finite distance, if any state has one.
-    pub fn max_distance(&self) -> Option<u16> {
-        self.distances
-            .par_iter()
-            .copied()
-            .filter(|&d| d != UNREACHABLE)
-            .max()
-    }
-
     /// Indices of the states at the largest finite distance, in index order.
     pub fn farthest(&self) -> Vec<u32> {
         farthest(self.distances)
