@@ -318,16 +318,36 @@ fn shared<'a>(rows: &'a (dyn Rows + 'a)) -> Result<&'static (dyn Rows + 'static)
 /// which each process's first worker sends its bytes to worker 0.
 pub fn gather(cluster: &Cluster, mine: Vec<u8>) -> Result<Option<Vec<Vec<u8>>>, StageError> {
     let workers = cluster.workers.max(1) as u32;
+    let processes = cluster.hosts.len().max(1);
     let mine = Arc::new(std::sync::Mutex::new(Some(mine)));
-    run_workers(cluster, move |worker, mailbox| {
+    let gathered = run_workers(cluster, move |worker, mailbox| {
+        // Only the process's first worker takes its bytes: the others send nothing.
         let first = (worker.index() as u32).is_multiple_of(workers);
-        let batch = match (first, mine.lock().map(|mut m| m.take())) {
-            (true, Ok(Some(bytes))) => vec![(0, bytes)],
-            _ => Vec::new(),
+        let taken = if first {
+            mine.lock().ok().and_then(|mut m| m.take())
+        } else {
+            None
         };
+        let batch = taken.map(|bytes| vec![(0, bytes)]).unwrap_or_default();
         let received = mailbox.exchange(worker, batch);
-        (worker.index() == 0).then(|| received.into_iter().map(|(_, b)| b).collect())
-    })
+        (worker.index() == 0).then(|| {
+            // One batch from each process's first worker, or the gathering failed.
+            let senders: Vec<u32> = received.iter().map(|(from, _)| *from).collect();
+            let expected: Vec<u32> = (0..processes as u32).map(|p| p * workers).collect();
+            if senders != expected {
+                return Err(senders);
+            }
+            Ok(received.into_iter().map(|(_, b)| b).collect())
+        })
+    })?;
+    match gathered {
+        None => Ok(None),
+        Some(Ok(all)) => Ok(Some(all)),
+        Some(Err(senders)) => Err(StageError::Invalid(format!(
+            "timely dataflow: gathering from {processes} processes received batches from workers \
+             {senders:?}, not one from each process's first worker"
+        ))),
+    }
 }
 
 /// For every state, the smallest member of its connected component: the whole vector on process
@@ -931,5 +951,46 @@ mod tests {
         let start = solitaire::parse("4 4 4 5 5 4 6 5").unwrap();
         let goal = solitaire::parse("2 4 3 3 3 6 4 6").unwrap();
         agree(&solitaire::Solitaire::new(start, goal), &[0]);
+    }
+
+    /// Every process's bytes reach process 0, once each and in process order, however many
+    /// workers each process has (two workers per process once lost a process's bytes: every
+    /// worker took them, and a second worker's take could drop them).
+    #[test]
+    fn gather_brings_every_process_bytes_once() {
+        let base = 30_000 + (std::process::id() % 10_000) as u16 * 3 % 30_000;
+        for (round, (processes, workers)) in [(2usize, 2usize), (3, 2), (2, 3), (3, 1)]
+            .into_iter()
+            .enumerate()
+        {
+            for repeat in 0..4u16 {
+                let port = base + (round as u16 * 4 + repeat) * 3;
+                let hosts: Vec<String> = (0..processes)
+                    .map(|p| format!("127.0.0.1:{}", port + p as u16))
+                    .collect();
+                let threads: Vec<_> = (0..processes)
+                    .map(|process| {
+                        let cluster = Cluster {
+                            workers,
+                            process,
+                            hosts: hosts.clone(),
+                        };
+                        std::thread::spawn(move || {
+                            gather(&cluster, vec![process as u8; 3 + process])
+                        })
+                    })
+                    .collect();
+                let results: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+                let expected: Vec<Vec<u8>> = (0..processes).map(|p| vec![p as u8; 3 + p]).collect();
+                for (p, r) in results.into_iter().enumerate() {
+                    let r = r.unwrap();
+                    if p == 0 {
+                        assert_eq!(r, Some(expected.clone()), "{processes} x {workers}");
+                    } else {
+                        assert_eq!(r, None);
+                    }
+                }
+            }
+        }
     }
 }
