@@ -13,6 +13,10 @@ use crate::stage::Outcome;
 pub trait Report: Send + Sync {
     /// A new progress bar of `len` units (0: length unknown yet) labelled `label`.
     fn bar(&self, len: u64, label: &str) -> Arc<dyn Bar>;
+    /// A bar of a long job: `len` units of work, shown as a share with the time left.
+    fn bar_eta(&self, len: u64, label: &str) -> Arc<dyn Bar> {
+        self.bar(len, label)
+    }
     /// A stage of `space` finished after `seconds` with `outcome`.
     fn stage(&self, space: &str, stage: &str, seconds: f64, outcome: &Outcome);
     /// Anything else worth a line (a removed leftover, a skipped space).
@@ -71,6 +75,14 @@ impl Reporter {
     pub fn bar(&self, len: u64, msg: impl Into<String>) -> Progress {
         match &self.sink {
             Some(sink) if self.bars => Progress(Some(sink.bar(len, &msg.into()))),
+            _ => Progress(None),
+        }
+    }
+
+    /// A bar of a long job ([`Report::bar_eta`]): its share done and the time left.
+    pub fn bar_eta(&self, len: u64, msg: impl Into<String>) -> Progress {
+        match &self.sink {
+            Some(sink) if self.bars => Progress(Some(sink.bar_eta(len, &msg.into()))),
             _ => Progress(None),
         }
     }

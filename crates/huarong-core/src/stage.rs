@@ -32,6 +32,13 @@ pub enum StageError {
     Artifact(#[from] ArtifactError),
     #[error("{0}")]
     Invalid(String),
+    /// A universe's census could not be computed, merged or read.
+    #[error("{id}: {source}")]
+    Census {
+        id: String,
+        #[source]
+        source: crate::universe::CensusError,
+    },
 }
 
 /// Opens the artifact at `path` if it verifies against `expect` (and `force` is off); otherwise

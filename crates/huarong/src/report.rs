@@ -85,6 +85,26 @@ impl Report for Terminal {
         Arc::new(IndicatifBar(bar))
     }
 
+    fn bar_eta(&self, len: u64, label: &str) -> Arc<dyn Bar> {
+        let bar = if self.bars {
+            let b = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{msg:>28} [{bar:30.cyan/blue}] {percent:>3}% ({elapsed_precise}, \
+                     {eta_precise} left)",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
+            );
+            b.enable_steady_tick(std::time::Duration::from_millis(500));
+            b
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_message(label.to_owned());
+        Arc::new(IndicatifBar(bar))
+    }
+
     fn stage(&self, space: &str, stage: &str, seconds: f64, outcome: &Outcome) {
         warn(&format!(
             "  {space:<22} {stage:<15} {seconds:>8.3} s  {outcome}"

@@ -76,11 +76,12 @@ fn families() -> Vec<Family> {
             .map(|(n, b)| format!("[[omnigravity.boards]]\nname = \"{n}\"\nboard = \"{b}\"\n"))
             .collect::<String>())
     };
-    let rush = |size: usize, walls: usize| {
+    let rush_chunked = |size: usize, walls: usize, chunk: u64| {
         doc(&format!(
-            "[rush-hour]\nsize = {size}\nmax_walls = {walls}\n"
+            "[rush-hour]\nsize = {size}\nmax_walls = {walls}\nchunk_layouts = {chunk}\n"
         ))
     };
+    let rush = |size: usize, walls: usize| rush_chunked(size, walls, 5_000);
     let (s1, s2) = (omnigravity::SAMPLES[0].1, omnigravity::SAMPLES[1].1);
     // sample-1 with the obstacle of its third row moved one cell left.
     let s1_moved = s1.replacen("/...#..../", "/..#...../", 1);
@@ -179,6 +180,14 @@ fn families() -> Vec<Family> {
                     text: rush(4, 2),
                     files: vec![],
                     rebuilt: &[("rush-hour-", "census"), EXPORT],
+                },
+                // The census's bytes do not depend on its chunks: it is reused (the export
+                // is keyed by the whole section, so it is written again, the same bytes).
+                Case {
+                    keys: &["chunk_layouts"],
+                    text: rush_chunked(4, 1, 7_000),
+                    files: vec![],
+                    rebuilt: &[EXPORT],
                 },
             ],
         },

@@ -88,7 +88,7 @@ fn a_universe_over_the_bound_is_refused_up_front() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         err.contains(&format!(
-            "a class of {five} layouts, over the run's bound of {} states",
+            "rush-hour-5x5-w2: a class of {five} states, over the run's bound of {} states",
             five - 1
         )) && err.contains("refused before any class is searched"),
         "{err}"
@@ -97,4 +97,68 @@ fn a_universe_over_the_bound_is_refused_up_front() {
     let o = run(4, largest(4));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(out.join("rush-hour-4x4-w2/universe.bin").exists());
+}
+
+#[test]
+fn a_census_is_projected_and_sampled_without_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let pipeline = dir.path().join("rush-5.toml");
+    std::fs::write(
+        &pipeline,
+        "name = \"rush\"\noutput = \"unused\"\n[rush-hour]\nsize = 5\nmax_walls = 0\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        Command::new(bin())
+            .args(["run", pipeline.to_str().unwrap(), "-q", "-o"])
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["--estimate"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    // 6,795,364 layouts in 256 classes, 3,725,122 of them in the 136 classes searched (the
+    // others are empty or mirror them).
+    assert!(
+        text.starts_with("rush-hour-5x5-w0: projected ")
+            && text.contains(" for 136 classes and 3,725,122 layouts (a sample of "),
+        "{text}"
+    );
+    // Every 4th class from the 1st: 64 classes, the census of those alone.
+    let o = run(&["--sample", "4:1"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let universe = rush_hour::Universe::new(5, 0).unwrap();
+    let census = universe.census(1, 4, &|| {}).unwrap();
+    assert!(
+        text.starts_with("rush-hour-5x5-w0: sample 1:4 (64 classes, "),
+        "{text}"
+    );
+    for (name, value) in [
+        ("layouts", census.layouts),
+        ("minimal_puzzles", census.puzzles.len() as u64),
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| l.split_whitespace().collect::<Vec<_>>() == [name, &value.to_string()]),
+            "{name} {value}: {text}"
+        );
+    }
+    assert!(!out.exists(), "nothing is written");
+    // Refused: a sample of nothing, and a pipeline without a census.
+    let o = run(&["--sample", "4:4"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = Command::new(bin())
+        .args(["run", "../../pipelines/solitaire.toml", "--estimate"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--estimate: pipeline solitaire has no census"),
+        "{err}"
+    );
 }

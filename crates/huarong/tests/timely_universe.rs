@@ -67,8 +67,15 @@ fn every_split_of_a_universe_gives_the_local_census() {
     let base = 21_000 + (std::process::id() % 15_000) as u16;
     let mut port = base;
     for (name, text) in [
-        ("rush-4-w2", "[rush-hour]\nsize = 4\nmax_walls = 2\n"),
-        ("rush-5-w0", "[rush-hour]\nsize = 5\nmax_walls = 0\n"),
+        // Small chunks, so that every process has several to do.
+        (
+            "rush-4-w2",
+            "[rush-hour]\nsize = 4\nmax_walls = 2\nchunk_layouts = 20000\n",
+        ),
+        (
+            "rush-5-w0",
+            "[rush-hour]\nsize = 5\nmax_walls = 0\nchunk_layouts = 500000\n",
+        ),
     ] {
         let pipeline = tmp.path().join(format!("{name}.toml"));
         std::fs::write(

@@ -6,6 +6,7 @@
 
 /// The pipeline descriptions (the `pipeline-config` crate).
 pub use pipeline_config as config;
+pub mod census;
 pub mod export;
 pub mod inspect;
 pub mod manifest;
@@ -167,6 +168,49 @@ pub fn run_pipeline(
     })
 }
 
+/// The universes of `pipeline`; an error naming the option if it has none.
+fn universes_of(pipeline: &Pipeline, option: &str) -> Result<Plan, PipelineError> {
+    let plan = pipeline.section.spaces();
+    if plan.universes.is_empty() {
+        return Err(PipelineError::Stage(StageError::Invalid(format!(
+            "{option}: pipeline {} has no census to measure (only universes, such as \
+             [rush-hour], have one)",
+            pipeline.name
+        ))));
+    }
+    Ok(plan)
+}
+
+/// Each universe's census of `pipeline` projected on this machine from a timed sample of its
+/// units (`huarong run --estimate`); nothing is written.
+pub fn estimate(
+    pipeline: &Pipeline,
+    opts: &RunOptions,
+) -> Result<Vec<census::Estimate>, PipelineError> {
+    let plan = universes_of(pipeline, "--estimate")?;
+    let mut out = Vec::new();
+    for u in &plan.universes {
+        out.push(census::estimate(u.as_ref(), opts)?);
+    }
+    Ok(out)
+}
+
+/// Each universe's census of `pipeline` over the units `k ≡ from (mod every)` only (`huarong
+/// run --sample`), timed, with the whole projected at its rate; nothing is written.
+pub fn sample(
+    pipeline: &Pipeline,
+    every: usize,
+    from: usize,
+    opts: &RunOptions,
+) -> Result<Vec<census::SampleReport>, PipelineError> {
+    let plan = universes_of(pipeline, "--sample")?;
+    let mut out = Vec::new();
+    for u in &plan.universes {
+        out.push(census::sample(u.as_ref(), every, from, opts)?);
+    }
+    Ok(out)
+}
+
 /// Refuses, before any work, a space whose size is known to exceed what a dense `u32` index
 /// holds or the run's bound on states (`bound`, sized to the machine's memory by default).
 fn check_fits(plan: &Plan, bound: u64) -> Result<(), PipelineError> {
@@ -217,7 +261,7 @@ fn check_fits(plan: &Plan, bound: u64) -> Result<(), PipelineError> {
 }
 
 /// `n` with thousands separators: 10,461,394,944,000.
-fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {

@@ -160,7 +160,7 @@ pub struct PatternReport {
 }
 
 /// Creates an artifact folder and removes the temporaries a killed run left in it.
-fn prepare(dir: &Path, opts: &RunOptions) -> Result<(), StageError> {
+pub(crate) fn prepare(dir: &Path, opts: &RunOptions) -> Result<(), StageError> {
     std::fs::create_dir_all(dir).map_err(|source| {
         StageError::Artifact(huarong_core::ArtifactError::Io {
             path: dir.to_owned(),
@@ -208,103 +208,7 @@ pub fn run_pattern(
     })
 }
 
-/// What a run built (or reused) of one universe.
-#[derive(Debug, Clone)]
-pub struct UniverseReport {
-    pub id: String,
-    /// Its summary row (`(column, value)`).
-    pub summary: Vec<(&'static str, u64)>,
-    pub log: StageLog,
-    /// The artifact (`<id>/universe.bin`, relative to the output folder) and its checksum.
-    pub artifact: (String, u64),
-    /// The encoded census (the artifact's payload).
-    pub result: Vec<u8>,
-}
-
-/// Runs (or reuses) the census of `universe` under `output`: every class on this process's
-/// rayon pool, or on a timely run the classes `k ≡ p` on process `p`, gathered on process 0
-/// (`None` on the others, which write nothing).
-pub fn run_universe(
-    universe: &dyn huarong_core::Universe,
-    output: &Path,
-    opts: &RunOptions,
-) -> Result<Option<UniverseReport>, StageError> {
-    let dir = space::universe_dir(output, universe);
-    prepare(&dir, opts)?;
-    let id = universe.id();
-    let fingerprint = space::universe_fingerprint(universe);
-    let expect = huarong_core::Expect {
-        kind: space::UNIVERSE_KIND,
-        fingerprint: Some(fingerprint),
-    };
-    let path = dir.join(files::UNIVERSE);
-    let failed = |e: String| StageError::Invalid(format!("{id}: {e}"));
-    let t = Instant::now();
-    let multi = match &opts.engine {
-        Engine::Timely(c) if c.hosts.len() > 1 => Some(c.clone()),
-        _ => None,
-    };
-    // A multi-process run computes every part again (every process must take part).
-    let reused = match multi {
-        Some(_) => Err(Outcome::Built),
-        None => huarong_core::try_reuse(&path, expect, opts.force),
-    };
-    let (artifact, outcome) = match reused {
-        Ok(a) => (a, Outcome::Reused),
-        Err(outcome) => {
-            let bar = opts
-                .reporter
-                .bar(universe.units() as u64, format!("{id} classes"));
-            let progress = || bar.inc(1);
-            let result = match &multi {
-                None => universe
-                    .run(0, 1, opts.state_bound(), &progress)
-                    .map_err(failed)?,
-                Some(cluster) => {
-                    let parts = cluster.hosts.len();
-                    let mine = universe
-                        .run(cluster.process, parts, opts.state_bound(), &progress)
-                        .map_err(failed)?;
-                    match dataflow::gather(cluster, mine)? {
-                        None => return Ok(None),
-                        Some(all) => universe.merge(all).map_err(failed)?,
-                    }
-                }
-            };
-            bar.finish();
-            let w = huarong_core::ArtifactWriter::create(
-                &path,
-                space::UNIVERSE_KIND,
-                fingerprint,
-                &id,
-                &[huarong_core::Section::of::<u8>(result.len() as u64)],
-            )?;
-            w.write(0, 0, &result)?;
-            let header = w.finish()?;
-            (
-                huarong_core::Artifact::open_written(&path, &header)?,
-                outcome,
-            )
-        }
-    };
-    let seconds = t.elapsed().as_secs_f64();
-    opts.reporter.stage(&id, "census", seconds, &outcome);
-    let result = artifact.section::<u8>(0).to_vec();
-    Ok(Some(UniverseReport {
-        summary: universe.summary(&result).map_err(failed)?,
-        artifact: (
-            format!("{id}/{}", files::UNIVERSE),
-            artifact.header().checksum,
-        ),
-        id,
-        log: StageLog {
-            stage: "census".into(),
-            outcome,
-            seconds,
-        },
-        result,
-    }))
-}
+pub use crate::census::{UniverseReport, run_universe};
 
 /// A space's goal states and distance sources.
 pub struct Goals {

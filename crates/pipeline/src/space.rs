@@ -63,7 +63,7 @@ pub fn universe_fingerprint(universe: &dyn huarong_core::Universe) -> u64 {
     fp.finish()
 }
 
-/// What the next run expects of a universe's census (keyed as [`expected`]'s).
+/// What the next run expects of a universe's census and its chunks (keyed as [`expected`]'s).
 pub fn expected_universe(
     universe: &dyn huarong_core::Universe,
     out: &mut HashMap<String, Expected>,
@@ -72,6 +72,9 @@ pub fn expected_universe(
         format!("{}/{}", universe.id(), files::UNIVERSE),
         Expected::Fingerprint(universe_fingerprint(universe)),
     );
+    for (path, fp) in crate::census::expected_chunks(universe, u64::MAX) {
+        out.insert(path.to_string_lossy().into_owned(), Expected::Optional(fp));
+    }
 }
 
 /// The folder of a pattern database: `<output>/<abstraction id>/`.
@@ -189,6 +192,9 @@ pub enum Expected {
     Fingerprint(u64),
     /// Unknown, because an input of it is missing or not current (named): it will be rebuilt.
     InputNotCurrent(String),
+    /// This fingerprint if the file is there; it may be absent (a chunk of a census: the
+    /// run that completes the census needs only the chunks it has not merged yet).
+    Optional(u64),
 }
 
 /// The fingerprints the next run expects for the artifacts of the space `spec` in `sdir`,

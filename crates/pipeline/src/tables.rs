@@ -141,7 +141,13 @@ pub fn universes(
     };
     let mut out = vec![(name.to_owned(), summary)];
     for (u, report) in universes.iter().zip(reports) {
-        for (file, table) in u.tables(&report.result).map_err(invalid)? {
+        let tables = u
+            .tables(&report.result)
+            .map_err(|source| StageError::Census {
+                id: report.id.clone(),
+                source,
+            })?;
+        for (file, table) in tables {
             if out.iter().any(|(f, _)| *f == file) {
                 return Err(invalid(format!("two universes write {file}")));
             }

@@ -54,7 +54,7 @@ pub fn verify(dir: &Path, pipeline: Option<&Pipeline>) -> std::io::Result<Vec<Fi
                     Some("left over: not part of this pipeline (the next run removes it)".into())
                 }
                 Some(Expected::InputNotCurrent(why)) => Some(format!("stale: {why}")),
-                Some(Expected::Fingerprint(fp)) => {
+                Some(Expected::Fingerprint(fp) | Expected::Optional(fp)) => {
                     match Artifact::peek_header(&dir.join(&c.file)) {
                         Ok(h) if h.fingerprint == *fp => None,
                         Ok(h) => Some(format!(
@@ -70,7 +70,11 @@ pub fn verify(dir: &Path, pipeline: Option<&Pipeline>) -> std::io::Result<Vec<Fi
             export_problem.clone()
         };
     }
-    let mut missing: Vec<&String> = expected.keys().filter(|f| !seen.contains(*f)).collect();
+    let mut missing: Vec<&String> = expected
+        .iter()
+        .filter(|(f, e)| !seen.contains(*f) && !matches!(e, Expected::Optional(_)))
+        .map(|(f, _)| f)
+        .collect();
     missing.sort();
     for file in missing {
         checks.push(FileCheck {

@@ -463,6 +463,42 @@ impl Columns {
     }
 }
 
+/// `mask`'s cells by column: column `c`'s cells (as line bits) in bits `8c..8c + n`.
+pub(crate) fn transposed(n: usize, mask: u64) -> u64 {
+    (0..n).fold(0u64, |t, c| {
+        t | (line_bits(n, true, c, mask) as u64) << (8 * c)
+    })
+}
+
+impl Columns {
+    /// Per column and pattern of covered cells, the arrangements left.
+    pub(crate) fn counts(&self) -> [[u32; 64]; 6] {
+        let mut counts = [[0u32; 64]; 6];
+        for (c, valid) in self.valid.iter().enumerate() {
+            for (p, v) in valid.iter().enumerate() {
+                counts[c][p] = v.len() as u32;
+            }
+        }
+        counts
+    }
+}
+
+/// Layouts of a class, counted without laying it out: per row combination, the product over
+/// columns of the arrangements its cells leave each column ([`Columns::counts`]). `rows` holds
+/// each row's arrangements [`transposed`], `walls` the walls transposed, so a combination's
+/// column patterns are the OR of its rows'.
+pub(crate) fn count_layouts(n: usize, walls: u64, rows: &[&[u64]], counts: &[[u32; 64]; 6]) -> u64 {
+    fn rec(n: usize, acc: u64, rows: &[&[u64]], counts: &[[u32; 64]; 6]) -> u64 {
+        match rows.split_first() {
+            None => (0..n)
+                .map(|c| counts[c][(acc >> (8 * c) & 0x3f) as usize] as u64)
+                .product(),
+            Some((row, rest)) => row.iter().map(|&t| rec(n, acc | t, rest, counts)).sum(),
+        }
+    }
+    rec(n, walls, rows, counts)
+}
+
 /// Every tuple of digits below `radix` (each at least 1), the last digit fastest.
 #[inline]
 fn odometer(radix: &[u8], mut f: impl FnMut(&[u8; 6])) {

@@ -5,13 +5,14 @@
 use std::sync::OnceLock;
 
 use huarong_core::driver::{Driver, Instance, Plan, Section, SectionInput, SolveRequest, Solver};
+use huarong_core::universe::CensusError;
 use huarong_core::{Fingerprint, Table};
 use serde::Deserialize;
 
 use crate::{Census, Universe};
 
 /// The census algorithm's version: bump it whenever the same board and walls give other bytes.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// The registry entry.
 #[derive(Debug)]
@@ -25,6 +26,13 @@ struct Config {
     size: usize,
     #[serde(default)]
     max_walls: usize,
+    #[serde(default = "default_chunk")]
+    chunk_layouts: u64,
+}
+
+/// About a minute of this machine's census on two cores: a killed run loses at most that.
+fn default_chunk() -> u64 {
+    1 << 31
 }
 
 fn default_size() -> usize {
@@ -36,6 +44,7 @@ fn default_size() -> usize {
 struct RushHourSection {
     size: usize,
     max_walls: usize,
+    chunk_layouts: u64,
 }
 
 impl Driver for RushHourDriver {
@@ -56,7 +65,9 @@ impl Driver for RushHourDriver {
     fn example(&self) -> &'static str {
         "[rush-hour]\n\
          size = 5       # the board's side: 4, 5 or 6 (default 6)\n\
-         max_walls = 1  # at most this many fixed 1x1 walls: 0, 1 or 2 (default 0)\n"
+         max_walls = 1  # at most this many fixed 1x1 walls: 0, 1 or 2 (default 0)\n\
+         chunk_layouts = 2147483648  # layouts of classes per chunk of the census, kept as \
+         done (default 2^31)\n"
     }
 
     fn solver(&self) -> Option<&dyn Solver> {
@@ -78,9 +89,13 @@ impl Driver for RushHourDriver {
                 crate::universe::MAX_WALLS
             ));
         }
+        if c.chunk_layouts == 0 {
+            return Err("[rush-hour] chunk_layouts = 0: a chunk holds at least one layout".into());
+        }
         Ok(Box::new(RushHourSection {
             size: c.size,
             max_walls: c.max_walls,
+            chunk_layouts: c.chunk_layouts,
         }))
     }
 }
@@ -91,6 +106,7 @@ impl Section for RushHourSection {
             universes: vec![Box::new(RushUniverse {
                 size: self.size,
                 max_walls: self.max_walls,
+                chunk_layouts: self.chunk_layouts,
                 classes: OnceLock::new(),
             })],
             ..Plan::default()
@@ -103,6 +119,7 @@ impl Section for RushHourSection {
 struct RushUniverse {
     size: usize,
     max_walls: usize,
+    chunk_layouts: u64,
     classes: OnceLock<Universe>,
 }
 
@@ -114,8 +131,15 @@ impl RushUniverse {
     }
 }
 
-fn decode(bytes: &[u8]) -> Result<Census, String> {
-    Census::decode(bytes).ok_or_else(|| "not a Rush Hour census".to_owned())
+fn decode(bytes: &[u8]) -> Result<Census, CensusError> {
+    Census::decode(bytes).ok_or_else(|| CensusError::Corrupt("not a Rush Hour census".into()))
+}
+
+fn refused(e: crate::UniverseError) -> CensusError {
+    match e {
+        crate::UniverseError::Overlap(units) => CensusError::Overlap(units),
+        e => CensusError::Refused(e.to_string()),
+    }
 }
 
 impl huarong_core::Universe for RushUniverse {
@@ -134,29 +158,47 @@ impl huarong_core::Universe for RushUniverse {
         self.universe().units()
     }
 
+    fn work(&self) -> Vec<u64> {
+        self.universe().work()
+    }
+
+    fn chunk_work(&self) -> u64 {
+        self.chunk_layouts
+    }
+
+    fn unit_name(&self) -> &'static str {
+        "class"
+    }
+
+    fn work_name(&self) -> &'static str {
+        "layouts"
+    }
+
     fn run(
         &self,
-        part: usize,
-        parts: usize,
-        max_states: u64,
-        progress: &(dyn Fn() + Sync),
-    ) -> Result<Vec<u8>, String> {
+        units: &[usize],
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Vec<u8>, CensusError> {
         let census = self
             .universe()
-            .census_bounded(part, parts, max_states, progress)
-            .map_err(|e| e.to_string())?;
+            .census_of(units, progress)
+            .map_err(refused)?;
         Ok(census.encode())
     }
 
-    fn merge(&self, parts: Vec<Vec<u8>>) -> Result<Vec<u8>, String> {
+    fn merge(&self, parts: Vec<Vec<u8>>) -> Result<Vec<u8>, CensusError> {
         let mut all = Census::default();
         for p in parts {
-            all = all.merge(decode(&p)?);
+            all = all.merge(decode(&p)?).map_err(refused)?;
         }
         Ok(all.encode())
     }
 
-    fn summary(&self, result: &[u8]) -> Result<Vec<(&'static str, u64)>, String> {
+    fn coverage(&self, result: &[u8]) -> Result<Vec<std::ops::Range<u64>>, CensusError> {
+        Ok(decode(result)?.units)
+    }
+
+    fn summary(&self, result: &[u8]) -> Result<Vec<(&'static str, u64)>, CensusError> {
         let c = decode(result)?;
         Ok(vec![
             ("size", self.size as u64),
@@ -170,7 +212,7 @@ impl huarong_core::Universe for RushUniverse {
         ])
     }
 
-    fn tables(&self, result: &[u8]) -> Result<Vec<(String, Table)>, String> {
+    fn tables(&self, result: &[u8]) -> Result<Vec<(String, Table)>, CensusError> {
         let c = decode(result)?;
         let puzzles = Table::new()
             .u32("moves", c.puzzles.iter().map(|p| p.moves).collect())

@@ -19,11 +19,10 @@ pub enum UniverseError {
     Walls(usize),
     #[error("a cluster needs more than {0} moves, more than a distance byte holds")]
     Distance(u32),
-    #[error(
-        "a class of {layouts} layouts, over the run's bound of {bound} states (max_states): \
-         refused before any class is searched"
-    )]
-    TooLarge { layouts: u64, bound: u64 },
+    #[error("a unit of work listed twice: each class is searched once")]
+    Twice,
+    #[error("two censuses both count units {0:?}: each class is counted once")]
+    Overlap(std::ops::Range<u64>),
 }
 
 /// Most walls a universe takes.
@@ -54,6 +53,8 @@ pub struct Census {
     pub layouts_by_distance: Vec<u64>,
     /// The database, sorted: most moves first, then by board.
     pub puzzles: Vec<Puzzle>,
+    /// The units (classes by their index in [`Universe`]) it counts: sorted disjoint ranges.
+    pub units: Vec<std::ops::Range<u64>>,
 }
 
 fn add(into: &mut Vec<u64>, from: &[u64]) {
@@ -66,8 +67,17 @@ fn add(into: &mut Vec<u64>, from: &[u64]) {
 }
 
 impl Census {
-    /// The census of both sets of classes.
-    pub fn merge(mut self, other: Census) -> Census {
+    /// The census of both sets of classes; an error if both count a unit.
+    pub fn merge(self, other: Census) -> Result<Census, UniverseError> {
+        let units = huarong_core::universe::union(&self.units, &other.units)
+            .map_err(UniverseError::Overlap)?;
+        let mut merged = self.absorb(other);
+        merged.units = units;
+        Ok(merged)
+    }
+
+    /// Both censuses' counts and puzzles added up (their units left to the caller).
+    fn absorb(mut self, other: Census) -> Census {
         self.classes += other.classes;
         self.layouts += other.layouts;
         self.clusters += other.clusters;
@@ -127,6 +137,11 @@ impl Census {
         for p in &self.puzzles {
             out.extend_from_slice(p.board.as_bytes());
         }
+        out.extend_from_slice(&(self.units.len() as u64).to_le_bytes());
+        for r in &self.units {
+            out.extend_from_slice(&r.start.to_le_bytes());
+            out.extend_from_slice(&r.end.to_le_bytes());
+        }
         out
     }
 
@@ -173,6 +188,23 @@ impl Census {
                 cluster_size,
             });
         }
+        let mut get = || -> Option<u64> {
+            let b = bytes.get(at..at + 8)?;
+            at += 8;
+            Some(u64::from_le_bytes(b.try_into().ok()?))
+        };
+        let ranges = get()? as usize;
+        if ranges > bytes.len() / 16 {
+            return None;
+        }
+        for _ in 0..ranges {
+            let (start, end) = (get()?, get()?);
+            // Sorted, disjoint, not touching, none empty.
+            if start >= end || c.units.last().is_some_and(|r| r.end >= start) {
+                return None;
+            }
+            c.units.push(start..end);
+        }
         (at == bytes.len()).then_some(c)
     }
 }
@@ -197,6 +229,11 @@ struct WallSet {
     columns: Columns,
     /// Per row, its line sets, one per pattern.
     rows: Vec<Vec<LineSet>>,
+    /// What counting a class's layouts needs ([`class::count_layouts`]): the walls and each
+    /// row pattern's arrangements by column, and per column and pattern the arrangements left.
+    walls_by_column: u64,
+    rows_by_column: Vec<Vec<Vec<u64>>>,
+    counts: [[u32; 64]; 6],
 }
 
 /// The universe of `size × size` layouts with at most `max_walls` walls.
@@ -259,9 +296,25 @@ impl Universe {
                     break;
                 }
             }
+            let columns = Columns::new(n, walls);
             wall_sets.push(WallSet {
                 walls,
-                columns: Columns::new(n, walls),
+                walls_by_column: class::transposed(n, walls),
+                rows_by_column: rows
+                    .iter()
+                    .map(|sets| {
+                        sets.iter()
+                            .map(|set| {
+                                set.arrangements
+                                    .iter()
+                                    .map(|a| class::transposed(n, a.mask))
+                                    .collect()
+                            })
+                            .collect()
+                    })
+                    .collect(),
+                counts: columns.counts(),
+                columns,
                 rows,
             });
         }
@@ -316,80 +369,86 @@ impl Universe {
 
     /// Layouts of unit `k`, counted without searching.
     pub fn unit_layouts(&self, k: usize) -> u64 {
-        self.class(&self.units[k]).len()
+        let unit = &self.units[k];
+        let set = &self.wall_sets[unit.walls as usize];
+        let mut rows: [&[u64]; 6] = [&[]; 6];
+        for (r, row) in rows.iter_mut().enumerate().take(self.n) {
+            *row = &set.rows_by_column[r][unit.rows[r] as usize];
+        }
+        class::count_layouts(self.n, set.walls_by_column, &rows[..self.n], &set.counts)
     }
 
-    /// The census of the units `k` with `k % parts == part`, on the rayon pool; `progress` is
-    /// called once per finished unit.
+    /// Whether unit `k` is searched, and whether its census counts its mirror image too: with
+    /// the exit row in the middle, a class and its mirror image have the same clusters upside
+    /// down, so the smaller of the two counts both and the other is skipped.
+    fn searched(&self, k: usize) -> Option<bool> {
+        let u = &self.units[k];
+        match self.mirror_of(u) {
+            Some(m) if m.key() < u.key() => None,
+            Some(m) => Some(m.key() != u.key()),
+            None => Some(false),
+        }
+    }
+
+    /// Every unit's work: the layouts its search holds in memory, 0 for a class its mirror
+    /// image's census counts (measured without searching).
+    pub fn work(&self) -> Vec<u64> {
+        (0..self.units.len())
+            .into_par_iter()
+            .map(|k| match self.searched(k) {
+                Some(_) => self.unit_layouts(k),
+                None => 0,
+            })
+            .collect()
+    }
+
+    /// The census of the units `k` with `k % parts == part`; `progress` is called once per
+    /// finished unit.
     pub fn census(
         &self,
         part: usize,
         parts: usize,
         progress: &(dyn Fn() + Sync),
     ) -> Result<Census, UniverseError> {
-        self.census_bounded(part, parts, u64::MAX, progress)
+        let units: Vec<usize> = (0..self.units.len())
+            .filter(|k| k % parts.max(1) == part)
+            .collect();
+        self.census_of(&units, &|_| progress())
     }
 
-    /// [`Universe::census`], refusing a run with a class of more than `max_states` layouts up
-    /// front: every class to search is measured first (its size needs only its row
-    /// combinations, not a byte per layout), so a run that cannot fit stops before any search,
-    /// not hours into it.
-    pub fn census_bounded(
+    /// The census of exactly `units` (no unit twice), on the rayon pool, the largest classes
+    /// first, each taken by the first thread free (no large class is left to one thread at
+    /// the end while the other idles); `progress(layouts)` is called as each unit finishes.
+    pub fn census_of(
         &self,
-        part: usize,
-        parts: usize,
-        max_states: u64,
-        progress: &(dyn Fn() + Sync),
+        units: &[usize],
+        progress: &(dyn Fn(u64) + Sync),
     ) -> Result<Census, UniverseError> {
-        // With the exit row in the middle, a class and its mirror image have the same clusters
-        // upside down: the smaller of the two counts both (`twice`), the other is skipped.
-        let mine: Vec<(&Unit, bool)> = self
-            .units
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| k % parts.max(1) == part)
-            .filter_map(|(_, u)| match self.mirror_of(u) {
-                Some(m) if m.key() < u.key() => None,
-                Some(m) => Some((u, m.key() != u.key())),
-                None => Some((u, false)),
+        let covered = huarong_core::universe::ranges_of(units).ok_or(UniverseError::Twice)?;
+        let mut mine: Vec<(usize, bool, u64)> = units
+            .par_iter()
+            .map(|&k| match self.searched(k) {
+                Some(twice) => (k, twice, self.unit_layouts(k)),
+                None => (k, false, 0),
             })
             .collect();
-        // Every class to search measured (its size needs only its row combinations): one over
-        // the bound is refused before any search starts, and the largest are searched first,
-        // each by the first thread free, so that no large class is left to one thread at the
-        // end while the other idles.
-        let sizes: Vec<u64> = mine.par_iter().map(|(u, _)| self.class(u).len()).collect();
-        let largest = sizes.iter().copied().max().unwrap_or(0);
-        if largest > max_states {
-            return Err(UniverseError::TooLarge {
-                layouts: largest,
-                bound: max_states,
-            });
-        }
-        let mut order: Vec<usize> = (0..mine.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
-        // The skipped mirror images are done.
-        let all = (0..self.units.len())
-            .filter(|k| k % parts.max(1) == part)
-            .count();
-        (mine.len()..all).for_each(|_| progress());
-        order
-            .into_iter()
-            .par_bridge()
-            .map_init(Scratch::default, |scratch, i| {
-                let (unit, twice) = mine[i];
+        mine.sort_by_key(|&(k, _, size)| (std::cmp::Reverse(size), k));
+        let mut census = mine
+            .into_par_iter()
+            .map_init(Scratch::default, |scratch, (k, twice, size)| {
                 let mut census = Census::default();
-                let class = self.class(unit);
-                if !class.is_empty() {
-                    census_class(&class, scratch, &mut census, twice)?;
+                if size > 0 {
+                    census_class(&self.class(&self.units[k]), scratch, &mut census, twice)?;
                     if twice {
                         census.double_counts();
                     }
                 }
-                progress();
+                progress(size);
                 Ok(census)
             })
-            .try_reduce(Census::default, |a, b| Ok(a.merge(b)))
+            .try_reduce(Census::default, |a, b| Ok(a.absorb(b)))?;
+        census.units = covered;
+        Ok(census)
     }
 }
 

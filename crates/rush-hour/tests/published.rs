@@ -65,13 +65,25 @@ fn a_two_wall_puzzle_of_the_database() {
 }
 
 #[test]
-fn a_class_over_the_bound_is_refused_before_its_search() {
-    let u = rush_hour::Universe::new(4, 0).unwrap();
-    let largest = (0..u.units()).map(|k| u.unit_layouts(k)).max().unwrap();
-    let err = u.census_bounded(0, 1, largest - 1, &|| {}).unwrap_err();
-    assert!(err.to_string().contains("over the run's bound"), "{err}");
-    assert_eq!(
-        u.census_bounded(0, 1, largest, &|| {}),
-        u.census(0, 1, &|| {})
-    );
+fn the_work_of_a_unit_is_its_class_searched_once() {
+    // On the 5 x 5 board a class and its mirror image are searched once, by the smaller: the
+    // other's work is 0, and the census still counts both.
+    for (n, walls) in [(4, 2), (5, 1)] {
+        let u = rush_hour::Universe::new(n, walls).unwrap();
+        let work = u.work();
+        let layouts: Vec<u64> = (0..u.units()).map(|k| u.unit_layouts(k)).collect();
+        let census = u.census(0, 1, &|| {}).unwrap();
+        assert_eq!(census.layouts, layouts.iter().sum::<u64>(), "{n} {walls}");
+        for k in 0..u.units() {
+            assert!(
+                work[k] == layouts[k] || work[k] == 0,
+                "{n} {walls} unit {k}"
+            );
+        }
+        let skipped = work
+            .iter()
+            .zip(&layouts)
+            .filter(|(w, l)| **w == 0 && **l > 0);
+        assert_eq!(skipped.count() > 0, n == 5, "{n} {walls}");
+    }
 }

@@ -10,22 +10,36 @@ fn check(n: usize, max_walls: usize) -> Census {
     let (expected, _) = reference::census(n, max_walls);
     let universe = Universe::new(n, max_walls).unwrap();
     let got = universe.census(0, 1, &|| {}).unwrap();
-    let Census { classes, .. } = got;
+    // The reference does not count classes; the census counts every unit once.
+    assert_eq!(got.units, vec![0..universe.units() as u64]);
     assert_eq!(
         Census {
-            classes,
+            classes: got.classes,
+            units: got.units.clone(),
             ..expected.clone()
         },
         got,
         "{n}x{n}, walls <= {max_walls}"
     );
     // Any split of the classes sums to the same census.
-    let halves = universe
+    let thirds = universe
         .census(0, 3, &|| {})
         .unwrap()
         .merge(universe.census(1, 3, &|| {}).unwrap())
-        .merge(universe.census(2, 3, &|| {}).unwrap());
-    assert_eq!(halves, got);
+        .unwrap()
+        .merge(universe.census(2, 3, &|| {}).unwrap())
+        .unwrap();
+    assert_eq!(thirds, got);
+    // A class counted twice is an error, never a census.
+    let twice = universe
+        .census(0, 3, &|| {})
+        .unwrap()
+        .merge(universe.census_of(&[3, 4], &|_| {}).unwrap());
+    assert_eq!(twice, Err(rush_hour::UniverseError::Overlap(3..4)));
+    assert_eq!(
+        universe.census_of(&[2, 5, 2], &|_| {}),
+        Err(rush_hour::UniverseError::Twice)
+    );
     assert_eq!(Census::decode(&got.encode()), Some(got.clone()));
     got
 }

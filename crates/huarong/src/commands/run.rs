@@ -65,6 +65,30 @@ pub struct Args {
     /// this machine's memory).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_states: Option<u64>,
+    /// Print each census's projected time on this machine (from a timed sample of its
+    /// classes) and exit; nothing is written.
+    #[arg(long, conflicts_with = "sample")]
+    estimate: bool,
+    /// Run each census over every N-th class only, from the K-th (`N` or `N:K`, K < N), print
+    /// what it found, its time and the whole census projected at its rate, and exit; nothing
+    /// is written.
+    #[arg(long, value_name = "N[:K]", value_parser = parse_sample)]
+    sample: Option<(usize, usize)>,
+}
+
+/// `N` or `N:K` with `N ≥ 1` and `K < N`.
+fn parse_sample(text: &str) -> Result<(usize, usize), String> {
+    let (n, k) = text.split_once(':').unwrap_or((text, "0"));
+    let n: usize = n
+        .parse()
+        .map_err(|_| format!("{n:?} is not a whole number (N in N:K)"))?;
+    let k: usize = k
+        .parse()
+        .map_err(|_| format!("{k:?} is not a whole number (K in N:K)"))?;
+    if n == 0 || k >= n {
+        return Err(format!("{text}: N must be at least 1 and K below N"));
+    }
+    Ok((n, k))
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -80,6 +104,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         engine: engine_of(&p, &args)?,
         max_states: args.max_states.or(p.max_states),
     };
+    if args.estimate {
+        let estimates = pipeline::estimate(&p, &opts)
+            .with_context(|| format!("estimating pipeline {}", args.pipeline.display()))?;
+        emit(&format_estimates(&estimates))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some((every, from)) = args.sample {
+        let samples = pipeline::sample(&p, every, from, &opts)
+            .with_context(|| format!("sampling pipeline {}", args.pipeline.display()))?;
+        emit(&format_samples(&samples, every, from))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let report = pipeline::run_pipeline(&p, args.output.as_deref(), &opts)
         .with_context(|| format!("running pipeline {}", args.pipeline.display()))?;
     if opts.engine.is_follower() {
@@ -149,6 +185,42 @@ fn read_hosts(file: &std::path::Path) -> anyhow::Result<Vec<String>> {
         .collect())
 }
 
+fn format_estimates(estimates: &[pipeline::census::Estimate]) -> String {
+    let mut out = String::new();
+    for e in estimates {
+        out += &format!(
+            "{}: {}; {} chunk(s)\n",
+            e.id,
+            e.projection.describe(e.unit, e.work),
+            e.chunks
+        );
+    }
+    out
+}
+
+fn format_samples(samples: &[pipeline::census::SampleReport], every: usize, from: usize) -> String {
+    use pipeline::census::{duration, plural};
+    let mut out = String::new();
+    for s in samples {
+        out += &format!(
+            "{}: sample {from}:{every} ({} {}, {} of {} {}) took {:.2} s; the whole census \
+             projected at its rate: {}\n",
+            s.id,
+            s.units,
+            plural(s.unit),
+            s.work,
+            s.total_work,
+            s.work_name,
+            s.seconds,
+            duration(s.projected_seconds)
+        );
+        for (name, value) in &s.summary {
+            out += &format!("  {name:<20} {value:>16}\n");
+        }
+    }
+    out
+}
+
 fn format_report(report: &RunReport) -> String {
     let mut out = format!("pipeline {} -> {}\n", report.name, report.output.display());
     let row = |cells: [&str; 10]| {
@@ -202,6 +274,16 @@ fn format_report(report: &RunReport) -> String {
             "universe {} ({}, {:.2} s):\n",
             u.id, u.log.outcome, u.log.seconds
         );
+        if u.work_per_process.len() > 1 {
+            let max = u.work_per_process.iter().copied().max().unwrap_or(0);
+            let mean =
+                u.work_per_process.iter().sum::<u64>() as f64 / u.work_per_process.len() as f64;
+            out += &format!(
+                "  work per process     {:?} (max / mean {:.3})\n",
+                u.work_per_process,
+                if mean > 0.0 { max as f64 / mean } else { 1.0 }
+            );
+        }
         for (name, value) in &u.summary {
             out += &format!("  {name:<20} {value:>16}\n");
         }

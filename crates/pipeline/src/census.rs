@@ -1,0 +1,512 @@
+//! A universe's census as a long job: cut into chunks of units ([`huarong_core::universe`]),
+//! each kept as an artifact as soon as it is done (`<id>/chunk-<first>-<end>.bin`, verified and
+//! reused like every artifact, so a killed run resumes and loses at most the chunks it was
+//! working on), projected before it starts from a timed sample of its units, shown on a
+//! progress bar with an ETA, spread over the processes of a timely run by work, and merged into
+//! `<id>/universe.bin`, which must count every unit exactly once. Process 0 then removes its
+//! chunks: a finished folder holds the census alone.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use huarong_core::universe::{CensusError, Universe};
+use huarong_core::{Artifact, Outcome, StageError};
+
+use crate::run::{Engine, RunOptions, StageLog};
+use crate::space::{self, files};
+
+/// The artifact kind of a chunk of a census.
+pub const CHUNK_KIND: &str = "universe-chunk";
+
+/// The file name of the chunk of units `units`.
+pub fn chunk_name(units: &Range<usize>) -> String {
+    format!("chunk-{:07}-{:07}.bin", units.start, units.end)
+}
+
+/// The fingerprint of a chunk: its universe's and its units.
+pub fn chunk_fingerprint(universe: u64, units: &Range<usize>) -> u64 {
+    let mut fp = huarong_core::Fingerprint::new("universe-chunk", 1);
+    fp.add_u64(universe)
+        .add_u64(units.start as u64)
+        .add_u64(units.end as u64);
+    fp.finish()
+}
+
+/// What a run built (or reused) of one universe.
+#[derive(Debug, Clone)]
+pub struct UniverseReport {
+    pub id: String,
+    /// Its summary row (`(column, value)`).
+    pub summary: Vec<(&'static str, u64)>,
+    pub log: StageLog,
+    /// The artifact (`<id>/universe.bin`, relative to the output folder) and its checksum.
+    pub artifact: (String, u64),
+    /// The encoded census (the artifact's payload).
+    pub result: Vec<u8>,
+    /// Work per process of the run that built it (one entry on a local run, none if reused).
+    pub work_per_process: Vec<u64>,
+}
+
+/// The layout of a universe's work: every unit's, and the chunks.
+#[derive(Debug)]
+pub struct Plan {
+    pub work: Vec<u64>,
+    pub chunks: Vec<Range<usize>>,
+    pub chunk_work: Vec<u64>,
+}
+
+impl Plan {
+    /// Measures every unit (without searching) and cuts the chunks; a unit over the run's
+    /// bound on states is refused here, before any is searched.
+    pub fn of(universe: &dyn Universe, bound: u64) -> Result<Plan, StageError> {
+        let work = universe.work();
+        if let Some(&largest) = work.iter().max()
+            && largest > bound
+        {
+            return Err(census_error(
+                universe,
+                CensusError::TooLarge {
+                    unit: universe.unit_name(),
+                    size: largest,
+                    bound,
+                },
+            ));
+        }
+        let chunks = huarong_core::universe::chunks(&work, universe.chunk_work());
+        let chunk_work = chunks
+            .iter()
+            .map(|r| work[r.clone()].iter().sum())
+            .collect();
+        Ok(Plan {
+            work,
+            chunks,
+            chunk_work,
+        })
+    }
+
+    pub fn total(&self) -> u64 {
+        self.work.iter().sum()
+    }
+}
+
+fn census_error(universe: &dyn Universe, source: CensusError) -> StageError {
+    StageError::Census {
+        id: universe.id(),
+        source,
+    }
+}
+
+/// A projection of a census's time on this machine, from a timed sample of its units.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Projection {
+    /// Work (units) to do and the sample's.
+    pub work: u64,
+    pub units: usize,
+    pub sample_work: u64,
+    pub sample_units: usize,
+    pub sample_seconds: f64,
+    /// `work` at the sample's rate.
+    pub seconds: f64,
+}
+
+impl Projection {
+    /// One line: what is projected and from what.
+    pub fn describe(&self, unit: &str, work: &str) -> String {
+        format!(
+            "projected {} on this machine for {} {} and {} {work} (a sample of {} {} and {} \
+             {work} took {:.2} s)",
+            duration(self.seconds),
+            crate::thousands(self.units as u64),
+            plural(unit),
+            crate::thousands(self.work),
+            crate::thousands(self.sample_units as u64),
+            plural(unit),
+            crate::thousands(self.sample_work),
+            self.sample_seconds
+        )
+    }
+}
+
+/// `unit` in the plural (`class` → `classes`, `unit` → `units`).
+pub fn plural(unit: &str) -> String {
+    if unit.ends_with('s') {
+        format!("{unit}es")
+    } else {
+        format!("{unit}s")
+    }
+}
+
+/// `seconds` for a person: `42 s`, `14.2 min`, `2.3 h`.
+pub fn duration(seconds: f64) -> String {
+    if seconds < 90.0 {
+        format!("{seconds:.0} s")
+    } else if seconds < 5400.0 {
+        format!("{:.1} min", seconds / 60.0)
+    } else {
+        format!("{:.1} h", seconds / 3600.0)
+    }
+}
+
+/// Work below which no sample is timed: seconds at any speed this census has had.
+pub const PROJECT_FROM: u64 = 1 << 30;
+
+/// The sample's share of the work: 1/256 of it, at most this much.
+const SAMPLE_MAX: u64 = 1 << 28;
+
+/// Times a sample of `units` (every `s`-th unit with work, about 1/256 of their work and at most
+/// 2^28, and at least 16 units) and projects their whole work at its rate. The sample's census
+/// is thrown away.
+pub fn project(
+    universe: &dyn Universe,
+    work: &[u64],
+    units: &[usize],
+) -> Result<Projection, StageError> {
+    let with_work: Vec<usize> = units.iter().copied().filter(|&k| work[k] > 0).collect();
+    let total: u64 = with_work.iter().map(|&k| work[k]).sum();
+    let target = (total / 256).clamp(1, SAMPLE_MAX);
+    let stride = ((total / target) as usize).clamp(1, (with_work.len() / 16).max(1));
+    let sample: Vec<usize> = with_work
+        .iter()
+        .copied()
+        .skip(stride / 2)
+        .step_by(stride)
+        .collect();
+    let sample = if sample.is_empty() {
+        with_work.iter().copied().take(1).collect()
+    } else {
+        sample
+    };
+    let sample_work: u64 = sample.iter().map(|&k| work[k]).sum();
+    let t = Instant::now();
+    universe
+        .run(&sample, &|_| {})
+        .map_err(|e| census_error(universe, e))?;
+    let sample_seconds = t.elapsed().as_secs_f64();
+    let seconds = if sample_work == 0 {
+        0.0
+    } else {
+        sample_seconds * total as f64 / sample_work as f64
+    };
+    Ok(Projection {
+        work: total,
+        units: with_work.len(),
+        sample_work,
+        sample_units: sample.len(),
+        sample_seconds,
+        seconds,
+    })
+}
+
+/// A census of some units only, for measuring: its summary, its time, and the whole
+/// universe's time projected at its rate. Nothing is written.
+#[derive(Debug, Clone)]
+pub struct SampleReport {
+    pub id: String,
+    pub unit: &'static str,
+    pub work_name: &'static str,
+    pub units: usize,
+    pub work: u64,
+    pub seconds: f64,
+    pub summary: Vec<(&'static str, u64)>,
+    /// All units' work, and its time at the sample's rate.
+    pub total_work: u64,
+    pub projected_seconds: f64,
+}
+
+/// The census of the units `k ≡ from (mod every)` (see [`SampleReport`]).
+pub fn sample(
+    universe: &dyn Universe,
+    every: usize,
+    from: usize,
+    opts: &RunOptions,
+) -> Result<SampleReport, StageError> {
+    let plan = Plan::of(universe, opts.state_bound())?;
+    let units: Vec<usize> = (0..plan.work.len())
+        .filter(|k| k % every.max(1) == from)
+        .collect();
+    let work: u64 = units.iter().map(|&k| plan.work[k]).sum();
+    let bar = opts
+        .reporter
+        .bar_eta(work, format!("{} sample", universe.id()));
+    let t = Instant::now();
+    let result = universe
+        .run(&units, &|w| bar.inc(w))
+        .map_err(|e| census_error(universe, e))?;
+    let seconds = t.elapsed().as_secs_f64();
+    bar.finish();
+    let total_work = plan.total();
+    Ok(SampleReport {
+        id: universe.id(),
+        unit: universe.unit_name(),
+        work_name: universe.work_name(),
+        units: units.len(),
+        work,
+        seconds,
+        summary: universe
+            .summary(&result)
+            .map_err(|e| census_error(universe, e))?,
+        total_work,
+        projected_seconds: if work == 0 {
+            0.0
+        } else {
+            seconds * total_work as f64 / work as f64
+        },
+    })
+}
+
+/// A universe's projected time on this machine ([`project`] over all its units), and its
+/// layout in chunks.
+#[derive(Debug, Clone)]
+pub struct Estimate {
+    pub id: String,
+    pub unit: &'static str,
+    pub work: &'static str,
+    pub chunks: usize,
+    pub projection: Projection,
+}
+
+/// Projects `universe`'s whole census on this machine; nothing is written.
+pub fn estimate(universe: &dyn Universe, opts: &RunOptions) -> Result<Estimate, StageError> {
+    let plan = Plan::of(universe, opts.state_bound())?;
+    let units: Vec<usize> = (0..plan.work.len()).collect();
+    Ok(Estimate {
+        id: universe.id(),
+        unit: universe.unit_name(),
+        work: universe.work_name(),
+        chunks: plan.chunks.len(),
+        projection: project(universe, &plan.work, &units)?,
+    })
+}
+
+/// The chunks process `process` of `processes` computes, and every process's work.
+fn my_chunks(plan: &Plan, process: usize, processes: usize) -> (Vec<usize>, Vec<u64>) {
+    let owner = huarong_core::universe::assign(&plan.chunk_work, processes);
+    let mut load = vec![0u64; processes.max(1)];
+    for (i, &p) in owner.iter().enumerate() {
+        load[p] += plan.chunk_work[i];
+    }
+    let mine = (0..plan.chunks.len())
+        .filter(|&i| owner[i] == process)
+        .collect();
+    (mine, load)
+}
+
+/// Runs (or reuses) the census of `universe` under `output`: this process's chunks (all of
+/// them on a local run), each reused if a verified one is there, else computed and kept; then
+/// every process's chunks merged on process 0 (`None` on the others) and checked to count
+/// every unit once, and kept as `<id>/universe.bin`. A local run reuses a current
+/// `universe.bin` without looking at its chunks.
+pub fn run_universe(
+    universe: &dyn Universe,
+    output: &Path,
+    opts: &RunOptions,
+) -> Result<Option<UniverseReport>, StageError> {
+    let dir = space::universe_dir(output, universe);
+    crate::run::prepare(&dir, opts)?;
+    let id = universe.id();
+    let fingerprint = space::universe_fingerprint(universe);
+    let path = dir.join(files::UNIVERSE);
+    let failed = |e: CensusError| census_error(universe, e);
+    let t = Instant::now();
+    let cluster = match &opts.engine {
+        Engine::Timely(c) if c.hosts.len() > 1 => Some(c.clone()),
+        _ => None,
+    };
+    let expect = huarong_core::Expect {
+        kind: space::UNIVERSE_KIND,
+        fingerprint: Some(fingerprint),
+    };
+    // Every process of a multi-process run takes part in the gathering: none reuses the whole.
+    let reused = match cluster {
+        Some(_) => Err(Outcome::Built),
+        None => huarong_core::try_reuse(&path, expect, opts.force),
+    };
+    let rebuilt = match reused {
+        Ok(artifact) => {
+            return report(universe, opts, artifact, Outcome::Reused, t, Vec::new()).map(Some);
+        }
+        Err(outcome) => outcome,
+    };
+    let plan = Plan::of(universe, opts.state_bound())?;
+    let (process, processes) = cluster
+        .as_ref()
+        .map_or((0, 1), |c| (c.process, c.hosts.len()));
+    let (mine, load) = my_chunks(&plan, process, processes);
+    if processes > 1 {
+        let max = load.iter().copied().max().unwrap_or(0);
+        let mean = plan.total() as f64 / processes as f64;
+        opts.reporter.note(&format!(
+            "{id}: {} chunks over {processes} processes by work: this process {} of {} work; \
+             max / mean {:.3}",
+            plan.chunks.len(),
+            crate::thousands(load[process]),
+            crate::thousands(plan.total()),
+            if mean > 0.0 { max as f64 / mean } else { 1.0 }
+        ));
+    }
+    // This process's chunks: verified ones reused, the rest to do.
+    let mut parts: Vec<Option<Vec<u8>>> = vec![None; plan.chunks.len()];
+    let mut todo = Vec::new();
+    for &i in &mine {
+        let r = &plan.chunks[i];
+        let expect = huarong_core::Expect {
+            kind: CHUNK_KIND,
+            fingerprint: Some(chunk_fingerprint(fingerprint, r)),
+        };
+        match huarong_core::try_reuse(&dir.join(chunk_name(r)), expect, opts.force) {
+            Ok(a) => parts[i] = Some(a.section::<u8>(0).to_vec()),
+            Err(_) => todo.push(i),
+        }
+    }
+    let todo_units: Vec<usize> = todo.iter().flat_map(|&i| plan.chunks[i].clone()).collect();
+    let todo_work: u64 = todo.iter().map(|&i| plan.chunk_work[i]).sum();
+    let reused_chunks = mine.len() - todo.len();
+    if reused_chunks > 0 {
+        opts.reporter.note(&format!(
+            "{id}: {reused_chunks} of {} chunks done by an earlier run, verified and reused",
+            mine.len()
+        ));
+    }
+    if todo_work >= PROJECT_FROM {
+        let p = project(universe, &plan.work, &todo_units)?;
+        opts.reporter.note(&format!(
+            "{id}: {}",
+            p.describe(universe.unit_name(), universe.work_name())
+        ));
+    }
+    let bar = opts.reporter.bar_eta(todo_work, format!("{id} census"));
+    let units_total = todo_units.len();
+    let units_done = std::sync::atomic::AtomicUsize::new(0);
+    for &i in &todo {
+        let r = plan.chunks[i].clone();
+        let units: Vec<usize> = r.clone().collect();
+        let bytes = universe
+            .run(&units, &|w| {
+                let done = units_done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                bar.inc(w);
+                if done.is_multiple_of(64) || done == units_total {
+                    bar.set_message(format!(
+                        "{id}: {done}/{units_total} {}",
+                        plural(universe.unit_name())
+                    ));
+                }
+            })
+            .map_err(failed)?;
+        write_census(
+            &dir.join(chunk_name(&r)),
+            CHUNK_KIND,
+            chunk_fingerprint(fingerprint, &r),
+            &id,
+            &bytes,
+        )?;
+        parts[i] = Some(bytes);
+    }
+    bar.finish();
+    let chunk_files: Vec<String> = mine
+        .iter()
+        .map(|&i| format!("{id}/{}", chunk_name(&plan.chunks[i])))
+        .collect();
+    let mine = universe
+        .merge(parts.into_iter().flatten().collect())
+        .map_err(failed)?;
+    let result = match &cluster {
+        None => mine,
+        Some(c) => match dataflow::gather(c, mine)? {
+            None => return Ok(None),
+            Some(all) => universe.merge(all).map_err(failed)?,
+        },
+    };
+    // Every unit exactly once, or no census at all.
+    let covered = universe.coverage(&result).map_err(failed)?;
+    let all = 0..plan.work.len() as u64;
+    if covered != [all.clone()] && !(covered.is_empty() && all.is_empty()) {
+        return Err(StageError::Invalid(format!(
+            "{id}: the merged census counts units {covered:?}, not each of {all:?} once: \
+             nothing written"
+        )));
+    }
+    let header = write_census(&path, space::UNIVERSE_KIND, fingerprint, &id, &result)?;
+    let artifact = Artifact::open_written(&path, &header)?;
+    // The chunks are merged: the folder holds the census alone, as a fresh run's does.
+    for file in chunk_files {
+        match std::fs::remove_file(output.join(&file)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(StageError::Artifact(huarong_core::ArtifactError::Io {
+                    path: output.join(file),
+                    source: e,
+                }));
+            }
+            _ => {}
+        }
+    }
+    report(universe, opts, artifact, rebuilt, t, load).map(Some)
+}
+
+/// Writes a census (or a chunk of one) as an artifact of one byte section.
+fn write_census(
+    path: &Path,
+    kind: &str,
+    fingerprint: u64,
+    id: &str,
+    bytes: &[u8],
+) -> Result<huarong_core::Header, StageError> {
+    let w = huarong_core::ArtifactWriter::create(
+        path,
+        kind,
+        fingerprint,
+        id,
+        &[huarong_core::Section::of::<u8>(bytes.len() as u64)],
+    )?;
+    w.write(0, 0, bytes)?;
+    Ok(w.finish()?)
+}
+
+fn report(
+    universe: &dyn Universe,
+    opts: &RunOptions,
+    artifact: Artifact,
+    outcome: Outcome,
+    started: Instant,
+    work_per_process: Vec<u64>,
+) -> Result<UniverseReport, StageError> {
+    let id = universe.id();
+    let seconds = started.elapsed().as_secs_f64();
+    opts.reporter.stage(&id, "census", seconds, &outcome);
+    let result = artifact.section::<u8>(0).to_vec();
+    Ok(UniverseReport {
+        summary: universe
+            .summary(&result)
+            .map_err(|e| census_error(universe, e))?,
+        artifact: (
+            format!("{id}/{}", files::UNIVERSE),
+            artifact.header().checksum,
+        ),
+        id,
+        log: StageLog {
+            stage: "census".into(),
+            outcome,
+            seconds,
+        },
+        result,
+        work_per_process,
+    })
+}
+
+/// The chunk files a universe's folder may hold (relative to the output folder), with their
+/// fingerprints: for `verify` and prune.
+pub fn expected_chunks(universe: &dyn Universe, bound: u64) -> Vec<(PathBuf, u64)> {
+    let Ok(plan) = Plan::of(universe, bound) else {
+        return Vec::new();
+    };
+    let fingerprint = space::universe_fingerprint(universe);
+    plan.chunks
+        .iter()
+        .map(|r| {
+            (
+                PathBuf::from(universe.id()).join(chunk_name(r)),
+                chunk_fingerprint(fingerprint, r),
+            )
+        })
+        .collect()
+}
