@@ -48,7 +48,7 @@ COLS = ["space", "metric", "states", "goal_states", "edges", "components", "max_
 # %%
 sol = pl.read_parquet(ROOT / "solitaire" / "summary.parquet")
 assert sol["states"].to_list() == [635_376]
-assert sol["answer"][0] <= 8  # the judge says YES
+assert sol["answer"][0] == 7  # within the judge's 8 moves: it says YES
 sol.select(COLS)
 
 # %%

@@ -344,13 +344,10 @@ fn stored_and_regenerated_agree(
 /// The 4 × 3 eleven puzzle in full, through the stages as the pipeline runs it (ranked, moves
 /// regenerated, not stored): 239,500,800 positions in one component, at the distances OEIS
 /// A090166 publishes. About 25 s, 3.4 GB of memory and 3.4 GB of scratch disk in release mode;
-/// debug builds skip it.
+/// ignored in debug builds.
 #[test]
+#[cfg_attr(debug_assertions, ignore = "heavy data check: run with --release")]
 fn eleven_4x3_has_the_published_distance_distribution() {
-    if cfg!(debug_assertions) {
-        eprintln!("skipped: the 4 x 3 eleven puzzle runs in release mode only");
-        return;
-    }
     let text = std::fs::read_to_string(root().join("puzzles/eleven-4x3.toml")).unwrap();
     let p = sliding::driver::read_puzzle("eleven-4x3.toml", &text).unwrap();
     let space = sliding::driver::space_of(&p);
@@ -372,13 +369,10 @@ fn eleven_4x3_has_the_published_distance_distribution() {
 /// The 6 × 2 eleven puzzle in full, as the pipeline runs it: one component of 239,500,800
 /// positions; the first 39 terms of OEIS A090167 (the terms bundled) and its diameter, 80
 /// (the sequence's length, A090167 running from distance 0 to 80). About 25 s in release mode;
-/// debug builds skip it.
+/// ignored in debug builds.
 #[test]
+#[cfg_attr(debug_assertions, ignore = "heavy data check: run with --release")]
 fn eleven_6x2_has_the_published_distances_and_diameter() {
-    if cfg!(debug_assertions) {
-        eprintln!("skipped: the 6 x 2 eleven puzzle runs in release mode only");
-        return;
-    }
     let text = std::fs::read_to_string(root().join("puzzles/eleven-6x2.toml")).unwrap();
     let p = sliding::driver::read_puzzle("eleven-6x2.toml", &text).unwrap();
     let space = sliding::driver::space_of(&p);
