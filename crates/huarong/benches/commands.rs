@@ -1,11 +1,13 @@
 //! The benchmark is the command: `huarong run` of the README's pipelines as a user runs them,
 //! next to a plain single-threaded breadth-first search of the same space in the same run.
 //!
-//! `cargo bench --workspace --bench commands -- [main|eleven|universe|rush-hour|rush-hour-6|fifteen
-//! ...] [--runs N]` (the first four by default, 5 runs each; `rush-hour-6`: also the 6 × 6 Rush
-//! Hour universe, see [`rush_hour`]; `fifteen`: the fifteen puzzle's pattern databases and
-//! Korf's 100 instances, see [`fifteen`]). For each pipeline, the release binary runs
-//! `huarong run PIPELINE -o DIR -q`:
+//! `cargo bench --workspace --bench commands -- [main|eleven|universe|rush-hour|pipelines|
+//! rush-hour-6|fifteen ...] [--runs N]` (the first five by default, 5 runs each; `rush-hour-6`:
+//! also the 6 × 6 Rush Hour universe, see [`rush_hour`]; `fifteen`: the fifteen puzzle's pattern
+//! databases and Korf's 100 instances, see [`fifteen`]; `pipelines`: every other bundled
+//! pipeline that takes seconds, fresh). `bash scripts/bench.sh NAME cargo bench ...` records
+//! what it prints in `docs/bench/NAME.txt`, which the documents quote. For each pipeline, the
+//! release binary runs `huarong run PIPELINE -o DIR -q`:
 //!
 //! * **fresh**: `DIR` removed and `sync` before each run (untimed): a first run;
 //! * **force**: with `--force` over the previous run's outputs, after `sync`.
@@ -204,10 +206,65 @@ fn plain_bfs(
     seconds
 }
 
+/// A rerun over a finished folder: every artifact verified (checksums) and reused, nothing
+/// written; median of `runs`.
+fn reuse(pipeline: &str, out: &Path, runs: usize) {
+    let secs: Vec<f64> = (0..runs)
+        .map(|_| {
+            sync();
+            run_command(pipeline, out, false).seconds
+        })
+        .collect();
+    println!(
+        "  reuse  median {:>7.2} s  ({} s): verified and reused, nothing rebuilt",
+        median(secs.clone()),
+        secs.iter()
+            .map(|s| format!("{s:.2}"))
+            .collect::<Vec<_>>()
+            .join(" / ")
+    );
+}
+
+/// Every bundled pipeline that takes seconds, each into a fresh folder (`sync` first), median
+/// of `runs`.
+fn pipelines(runs: usize, scratch: &Path) {
+    println!("bundled pipelines, fresh folder, median of {runs}:");
+    for name in [
+        "huarong-canonical",
+        "solitaire",
+        "omnigravity",
+        "square-destroyer",
+        "sliding",
+        "sliding-tiles",
+    ] {
+        let file = format!("pipelines/{name}.toml");
+        let out = scratch.join(name);
+        let all: Vec<Measure> = (0..runs)
+            .map(|_| {
+                let _ = std::fs::remove_dir_all(&out);
+                sync();
+                run_command(&file, &out, false)
+            })
+            .collect();
+        let secs: Vec<f64> = all.iter().map(|m| m.seconds).collect();
+        println!(
+            "  {file:<34} median {:>7.2} s  ({} s)  peak RSS {:.2} GB  written {:.3} GB",
+            median(secs.clone()),
+            secs.iter()
+                .map(|s| format!("{s:.2}"))
+                .collect::<Vec<_>>()
+                .join(" / "),
+            median(all.iter().map(|m| m.peak_rss as f64).collect()) / 1e9,
+            all.last().unwrap().bytes as f64 / 1e9
+        );
+    }
+}
+
 fn main_job(runs: usize, scratch: &Path) {
     println!("main job: huarong run pipelines/huarong.toml");
     let out = scratch.join("huarong");
     let (fresh, force) = measure("pipelines/huarong.toml", &out, runs);
+    reuse("pipelines/huarong.toml", &out, runs);
     let l = klotski::Labeled::new(klotski::PieceSet::CLASSIC).unwrap();
     let n = l.len() as usize;
     let mut total = 0.0;
@@ -330,8 +387,18 @@ fn rush_hour(runs: usize, scratch: &Path, six: bool) {
         )
         .unwrap();
         let _ = std::fs::remove_dir_all(&out);
+        // The projection a user sees first, then the run it projects.
+        let (_, estimate) = huarong(&["run", file.to_str().unwrap(), "--estimate"]);
+        print!("  {estimate}");
         sync();
-        let m = run_command(file.to_str().unwrap(), &out, false);
+        let (mut m, stdout) = huarong(&[
+            "run",
+            file.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "-q",
+        ]);
+        m.bytes = bytes_under(&out);
         println!(
             "Rush Hour universe, 6 x 6 without walls: one fresh run {:.1} s ({:.1} min)  \
              peak RSS {:.2} GB  written {:.2} MB",
@@ -340,6 +407,29 @@ fn rush_hour(runs: usize, scratch: &Path, six: bool) {
             m.peak_rss as f64 / 1e9,
             m.bytes as f64 / 1e6
         );
+        // The run's summary against the figures of the 6 x 6 database (docs/RUSH-HOUR.md):
+        // Fogleman's article publishes the hardest, 51 moves; the others are this census's,
+        // found again by every run since 2026-12-02.
+        let value = |name: &str| -> u64 {
+            stdout
+                .lines()
+                .find_map(|l| {
+                    let mut w = l.split_whitespace();
+                    (w.next() == Some(name)).then(|| w.next().unwrap().parse().unwrap())
+                })
+                .unwrap_or_else(|| panic!("no {name} in\n{stdout}"))
+        };
+        for (name, want) in [
+            ("classes", 7_776),
+            ("layouts", 27_103_652_326),
+            ("clusters", 80_939_910),
+            ("solvable_clusters", 33_167_684),
+            ("minimal_puzzles", 476_118),
+            ("max_moves", 51),
+        ] {
+            assert_eq!(value(name), want, "6 x 6 without walls: {name}");
+            println!("  {name:<18} {want:>16}  (asserted)");
+        }
     }
 }
 
@@ -447,6 +537,7 @@ fn main() {
                 "rush-hour",
                 "rush-hour-6",
                 "fifteen",
+                "pipelines",
             ]
             .contains(a)
         })
@@ -470,5 +561,8 @@ fn main() {
     }
     if wants("fifteen") {
         fifteen(runs, scratch.path());
+    }
+    if wants("pipelines") {
+        pipelines(runs, scratch.path());
     }
 }
