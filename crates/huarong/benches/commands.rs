@@ -14,7 +14,8 @@
 //!
 //! Each prints the median wall time, the median peak RSS of the process (`wait4`) and the
 //! bytes the run leaves in `DIR` (every file rewritten: what it wrote). The baseline, run once
-//! after them, is the search a newcomer writes first: one thread, a FIFO queue, one byte per
+//! after them in a child process of the bench (so that the bench's own peak RSS, which Linux
+//! hands on to every command it starts, stays small), is the search a newcomer writes first: one thread, a FIFO queue, one byte per
 //! state, each state's moves from the model's plain code (decode, move, encode, rank) — per
 //! metric for the main job's labeled space, the step metric for the eleven puzzle. Its
 //! distances are asserted equal, state by state, to the artifacts the command wrote.
@@ -260,11 +261,46 @@ fn pipelines(runs: usize, scratch: &Path) {
     }
 }
 
+/// Runs a baseline in a child process of this bench (`--baseline NAME DIR`) and prints what it
+/// printed but its last line, `seconds S`; returns `S`. The bench process itself never holds a
+/// baseline's memory: Linux carries a process's peak RSS across `exec` into the command it
+/// starts, so a command started after a large baseline in this process would report this
+/// process's peak as its own.
+fn baseline(name: &str, dir: &Path) -> f64 {
+    let exe = std::env::current_exe().expect("the bench's own path");
+    let o = Command::new(exe)
+        .args(["--baseline", name])
+        .arg(dir)
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("the baseline child runs");
+    assert!(o.status.success(), "baseline {name} failed");
+    let text = String::from_utf8(o.stdout).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let last = lines.pop().expect("a last line");
+    for l in lines {
+        println!("{l}");
+    }
+    last.strip_prefix("seconds ")
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("baseline {name}: {last}"))
+}
+
 fn main_job(runs: usize, scratch: &Path) {
     println!("main job: huarong run pipelines/huarong.toml");
     let out = scratch.join("huarong");
     let (fresh, force) = measure("pipelines/huarong.toml", &out, runs);
     reuse("pipelines/huarong.toml", &out, runs);
+    let total = baseline("main", &out);
+    println!(
+        "  baseline, three metrics: {total:.1} s; the command: fresh {:.3}, force {:.3} of it",
+        fresh / total,
+        force / total
+    );
+}
+
+/// The main job's baseline over its output folder `out`: a plain BFS per metric.
+fn main_baseline(out: &Path) -> f64 {
     let l = klotski::Labeled::new(klotski::PieceSet::CLASSIC).unwrap();
     let n = l.len() as usize;
     let mut total = 0.0;
@@ -288,17 +324,23 @@ fn main_job(runs: usize, scratch: &Path) {
         println!("  baseline {name}: {secs:.1} s (plain BFS of the labeled space, 1 thread)");
         total += secs;
     }
-    println!(
-        "  baseline, three metrics: {total:.1} s; the command: fresh {:.3}, force {:.3} of it",
-        fresh / total,
-        force / total
-    );
+    total
 }
 
 fn eleven(runs: usize, scratch: &Path) {
     println!("eleven puzzle (4 x 3): huarong run pipelines/eleven.toml");
     let out = scratch.join("eleven");
     let (fresh, force) = measure("pipelines/eleven.toml", &out, runs);
+    let secs = baseline("eleven", &out);
+    println!(
+        "  the command: fresh {:.3}, force {:.3} of the baseline",
+        fresh / secs,
+        force / secs
+    );
+}
+
+/// The eleven puzzle's baseline over its output folder `out`.
+fn eleven_baseline(out: &Path) -> f64 {
     let text = std::fs::read_to_string(root().join("puzzles/eleven-4x3.toml")).unwrap();
     let p = sliding::driver::read_puzzle("eleven-4x3.toml", &text).unwrap();
     let t = sliding::tiles::Tiles::new(&p).unwrap();
@@ -327,11 +369,7 @@ fn eleven(runs: usize, scratch: &Path) {
         &want,
     );
     println!("  baseline step: {secs:.1} s (plain BFS, Lehmer ranks, 1 thread)");
-    println!(
-        "  the command: fresh {:.3}, force {:.3} of the baseline",
-        fresh / secs,
-        force / secs
-    );
+    secs
 }
 
 fn universe(runs: usize, scratch: &Path) {
@@ -346,7 +384,7 @@ fn universe(runs: usize, scratch: &Path) {
 /// Rush Hour's universe: `huarong run pipelines/rush-hour-5.toml` (5 × 5, ≤ 2 walls) fresh and
 /// with `--force`; then, as the baseline, the plain reference census (`rush_hour::reference`:
 /// every cluster explored from scratch over a hash map) of the 5 × 5 board without walls next
-/// to the universe's census of the same board, in this process, asserted equal. With `six`,
+/// to the universe's census of the same board, in a child process, asserted equal. With `six`,
 /// also one fresh `huarong run` of the 6 × 6 board without walls (about a quarter of an hour).
 fn rush_hour(runs: usize, scratch: &Path, six: bool) {
     println!(
@@ -357,24 +395,7 @@ fn rush_hour(runs: usize, scratch: &Path, six: bool) {
         &scratch.join("rush-hour-5"),
         runs,
     );
-    let start = Instant::now();
-    let (plain, _) = rush_hour::reference::census(5, 0);
-    let plain_secs = start.elapsed().as_secs_f64();
-    let start = Instant::now();
-    let universe = rush_hour::Universe::new(5, 0).unwrap();
-    let census = universe.census(0, 1, &|| {}).unwrap();
-    let secs = start.elapsed().as_secs_f64();
-    assert_eq!(
-        (census.layouts, census.clusters, &census.puzzles),
-        (plain.layouts, plain.clusters, &plain.puzzles),
-        "the universe's census is the plain reference's"
-    );
-    println!(
-        "  baseline, 5 x 5 without walls ({} layouts): plain reference {plain_secs:.2} s, \
-         the universe's census {secs:.3} s ({:.4} of the baseline)",
-        census.layouts,
-        secs / plain_secs
-    );
+    baseline("rush-hour", scratch);
     if six {
         let out = scratch.join("rush-hour-6");
         let file = scratch.join("rush-hour-6.toml");
@@ -431,6 +452,30 @@ fn rush_hour(runs: usize, scratch: &Path, six: bool) {
             println!("  {name:<18} {want:>16}  (asserted)");
         }
     }
+}
+
+/// The Rush Hour baseline: the plain reference census of the 5 × 5 board without walls next to
+/// the universe's census of the same board, asserted equal.
+fn rush_hour_baseline() -> f64 {
+    let start = Instant::now();
+    let (plain, _) = rush_hour::reference::census(5, 0);
+    let plain_secs = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let universe = rush_hour::Universe::new(5, 0).unwrap();
+    let census = universe.census(0, 1, &|| {}).unwrap();
+    let secs = start.elapsed().as_secs_f64();
+    assert_eq!(
+        (census.layouts, census.clusters, &census.puzzles),
+        (plain.layouts, plain.clusters, &plain.puzzles),
+        "the universe's census is the plain reference's"
+    );
+    println!(
+        "  baseline, 5 x 5 without walls ({} layouts): plain reference {plain_secs:.2} s, \
+         the universe's census {secs:.3} s ({:.4} of the baseline)",
+        census.layouts,
+        secs / plain_secs
+    );
+    plain_secs
 }
 
 /// Korf's 100 fifteen-puzzle instances and their published optima (puzzles/korf-100.txt).
@@ -520,6 +565,17 @@ fn fifteen(runs: usize, scratch: &Path) {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(k) = args.iter().position(|a| a == "--baseline") {
+        let dir = Path::new(&args[k + 2]);
+        let secs = match args[k + 1].as_str() {
+            "main" => main_baseline(dir),
+            "eleven" => eleven_baseline(dir),
+            "rush-hour" => rush_hour_baseline(),
+            other => panic!("no baseline {other}"),
+        };
+        println!("seconds {secs}");
+        return;
+    }
     let runs = args
         .iter()
         .position(|a| a == "--runs")

@@ -141,9 +141,11 @@ fn stage_rows(dir: &Path, l: &Labeled) {
 
         let cpath = dir.join(format!("components-{name}.bin"));
         let (t, (comps, _)) = time(5, || {
-            components::run(&csr, &csr.view(), &cpath, name, true, q).unwrap()
+            components::run(&csr, &csr.rows(l, &states, m), &cpath, name, true, q).unwrap()
         });
-        let (tb, ids) = time(3, || components::reference::component_ids(&csr.view()));
+        let (tb, ids) = time(3, || {
+            components::reference::component_ids(&csr.rows(l, &states, m))
+        });
         assert_eq!(comps.ids(), &ids[..]);
         row(
             &format!("components {name}"),
@@ -154,10 +156,22 @@ fn stage_rows(dir: &Path, l: &Labeled) {
 
         let dpath = dir.join(format!("distances-{name}.bin"));
         let (t, (dists, _)) = time(5, || {
-            distances::run(l, &states, &csr, &csr.view(), &dpath, name, true, q).unwrap()
+            distances::run(
+                l,
+                &states,
+                &csr,
+                &csr.rows(l, &states, m),
+                &dpath,
+                name,
+                true,
+                q,
+            )
+            .unwrap()
         });
         let src = distances::sources(l, &states).unwrap();
-        let (tb, reference) = time(3, || distances::reference::bfs(&csr.view(), &src));
+        let (tb, reference) = time(3, || {
+            distances::reference::bfs(&csr.rows(l, &states, m), &src)
+        });
         assert_eq!(dists.values(), &reference[..]);
         row(
             &format!("distances {name}"),
@@ -250,7 +264,7 @@ fn universe(dir: &Path) {
             let csr = graph::Csr::open(&d.join("graph-piece.csr"), u, piece, &states).unwrap();
             components::run(
                 &csr,
-                &csr.view(),
+                &csr.rows(u, &states, piece),
                 &d.join("components-piece.bin"),
                 "u",
                 true,
@@ -261,7 +275,7 @@ fn universe(dir: &Path) {
                 u,
                 &states,
                 &csr,
-                &csr.view(),
+                &csr.rows(u, &states, piece),
                 &d.join("distances-piece.bin"),
                 "u",
                 true,
@@ -278,8 +292,9 @@ fn universe(dir: &Path) {
             let goals: Vec<u32> = (0..u.len() as u32)
                 .filter(|&i| u.is_goal(u.unrank(i as u64)))
                 .collect();
-            std::hint::black_box(components::reference::component_ids(&csr.view()));
-            std::hint::black_box(distances::reference::bfs(&csr.view(), &goals));
+            let rows = csr.rows(u, &states, piece);
+            std::hint::black_box(components::reference::component_ids(&rows));
+            std::hint::black_box(distances::reference::bfs(&rows, &goals));
         })
     });
     row(
@@ -299,15 +314,16 @@ fn timely_vs_local(dir: &Path) {
     let (states, _) = enumerate::run(&l, &dir.join("states.bin"), true, q).unwrap();
     let (csr, _) = graph::run(&l, &states, piece, &dir.join("g.csr"), true, q).unwrap();
     let src = distances::sources(&l, &states).unwrap();
+    let rows = csr.rows(&l, &states, piece);
     let local_c = median_secs(5, || {
-        components::run(&csr, &csr.view(), &dir.join("c-local"), "l", true, q).unwrap();
+        components::run(&csr, &rows, &dir.join("c-local"), "l", true, q).unwrap();
     });
     let local_d = median_secs(5, || {
         distances::run_from(
             &l,
             &states,
             &csr,
-            &csr.view(),
+            &rows,
             &src,
             &dir.join("d-local"),
             "l",
@@ -317,7 +333,7 @@ fn timely_vs_local(dir: &Path) {
         .unwrap();
     });
     let local = distances::Distances::open(&dir.join("d-local"), &l, &states, &csr).unwrap();
-    let local_roots = components::union_find_roots(&csr.view(), |_| {});
+    let local_roots = components::union_find_roots(&rows, |_| {});
     println!(
         "| labeled classic, piece metric, whole stage (compute + write the artifact), median of 5 | components | distances |"
     );
@@ -330,7 +346,7 @@ fn timely_vs_local(dir: &Path) {
         let mut ct = None;
         let timely_c = median_secs(5, || {
             components::run_with(&csr, &dir.join("c-timely"), "t", true, || {
-                let (roots, t) = dataflow::component_roots(&csr.view(), &cluster)?.unwrap();
+                let (roots, t) = dataflow::component_roots(&rows, &cluster)?.unwrap();
                 assert_eq!(roots, local_roots);
                 ct = Some(t);
                 Ok(roots)
@@ -348,7 +364,7 @@ fn timely_vs_local(dir: &Path) {
                 "t",
                 true,
                 |s| {
-                    let (dist, t) = dataflow::distances(&csr.view(), s, &cluster)?.unwrap();
+                    let (dist, t) = dataflow::distances(&rows, s, &cluster)?.unwrap();
                     assert_eq!(local.values(), &dist[..]);
                     dt = Some(t);
                     Ok(dist)
