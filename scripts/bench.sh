@@ -22,6 +22,7 @@ trap 'rm -f "$tmp"' EXIT
   echo "# $(date -u '+%Y-%m-%d %H:%M') UTC; $(nproc) cores, $memory, $cpu; commit $commit"
   "$@" 2>&1 | grep -Ev '^ *(Compiling|Finished|Running|Blocking|Downloaded|Downloading) '
 } | tee "$tmp"
+chmod 644 "$tmp"
 mv "$tmp" "$out"
 trap - EXIT
 echo "recorded in $out"

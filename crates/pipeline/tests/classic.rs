@@ -42,7 +42,7 @@ fn hengdao_lima_takes_81_piece_moves() {
 }
 
 /// The labeled classic space in the piece metric: every figure of the main job's labeled rows
-/// (README, docs/PERFORMANCE.md), each also derived without the labeled space.
+/// (docs/USAGE.md), each also derived without the labeled space.
 ///
 /// Independent derivation of the components: walking a component of the *unlabeled* space on
 /// plain boards (`Board::moves`, labels carried by `Board::apply`) and closing every loop
@@ -201,7 +201,7 @@ struct Opened {
     report: pipeline::SpaceReport,
 }
 
-/// The main job's table as the README prints it ("What the main job prints"), per space: states,
+/// The main job's table as docs/USAGE.md prints it ("What the main job prints"), per space: states,
 /// goals, then per metric (step, straight, piece) edges, components, goal components, solvable
 /// states, the farthest distance and the states at it.
 type Row = (u64, u64, [(u64, u64, u64, u64, u32, u64); 3]);
@@ -239,7 +239,7 @@ fn assert_row(r: &pipeline::SpaceReport, row: &Row) {
     }
 }
 
-/// The README's unlabeled rows.
+/// The unlabeled rows of that table.
 #[test]
 fn unlabeled_classic_has_the_readme_figures() {
     let dir = tempfile::tempdir().unwrap();

@@ -43,7 +43,7 @@ const STATES: &[(&str, u64)] = &[
     ("rush-hour-55", 9712),
     ("rush-hour-51", 9360),
     ("rush-hour-10", 304),
-    // The README's table for the block puzzles (computed here, asserted so it cannot drift;
+    // docs/USAGE.md's table for the block puzzles (computed here, asserted so it cannot drift;
     // 横刀立马's also equals the component the Huarong Dao model finds, `serve/tests/api.rs`).
     ("hengdao-lima", 25_955),
     ("pennant", 1_398),

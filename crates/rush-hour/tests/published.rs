@@ -87,3 +87,50 @@ fn the_work_of_a_unit_is_its_class_searched_once() {
         assert_eq!(skipped.count() > 0, n == 5, "{n} {walls}");
     }
 }
+
+/// The counts table of docs/RUSH-HOUR.md, for the boards the test command can afford (the 6 × 6
+/// row is asserted by the benchmark `-- rush-hour-6`): every figure of each row is the census's.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "heavy data check: run with --release")]
+fn the_documented_counts_are_the_census() {
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/RUSH-HOUR.md"
+    ))
+    .unwrap();
+    let mut checked = 0;
+    let table = doc
+        .lines()
+        .skip_while(|l| !l.starts_with("| universe | classes |"))
+        .skip(2)
+        .take_while(|l| l.starts_with("| "));
+    for line in table {
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        let n: usize = cells[0][..1].parse().unwrap();
+        if n == 6 {
+            continue;
+        }
+        let walls = if cells[0].contains("no walls") {
+            0
+        } else {
+            cells[0].split("≤ ").nth(1).unwrap()[..1].parse().unwrap()
+        };
+        let number = |s: &str| -> u64 { s.replace(',', "").parse().unwrap() };
+        let census = rush_hour::Universe::new(n, walls)
+            .unwrap()
+            .census(0, 1, &|| {})
+            .unwrap();
+        let got = [
+            census.classes,
+            census.layouts,
+            census.clusters,
+            census.solvable_clusters,
+            census.puzzles.len() as u64,
+            census.puzzles[0].moves as u64,
+        ];
+        let documented: Vec<u64> = cells[1..7].iter().map(|s| number(s)).collect();
+        assert_eq!(documented, got, "docs/RUSH-HOUR.md: {line}");
+        checked += 1;
+    }
+    assert_eq!(checked, 4, "the 4 x 4 and three 5 x 5 rows");
+}
