@@ -153,6 +153,34 @@ fn links(text: &str) -> Vec<(usize, String)> {
     out
 }
 
+/// The anchors of a Markdown file's headings, as GitHub makes them: lower case, spaces to `-`,
+/// every other character but letters, digits, `-` and `_` dropped.
+fn anchors(text: &str) -> Vec<String> {
+    let mut in_block = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            in_block = !in_block;
+        }
+        if in_block || !line.starts_with('#') {
+            continue;
+        }
+        let heading = line.trim_start_matches('#').trim();
+        out.push(
+            heading
+                .to_lowercase()
+                .chars()
+                .filter_map(|c| match c {
+                    ' ' => Some('-'),
+                    c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+                    _ => None,
+                })
+                .collect(),
+        );
+    }
+    out
+}
+
 #[test]
 fn every_relative_link_resolves() {
     let mut failures = Vec::new();
@@ -162,10 +190,16 @@ fn every_relative_link_resolves() {
             if target.contains("://") || target.starts_with('#') || target.starts_with("mailto:") {
                 continue;
             }
-            let file = target.split('#').next().unwrap();
+            let (file, anchor) = target.split_once('#').unwrap_or((&target, ""));
             count += 1;
-            if !path.parent().unwrap().join(file).exists() {
+            let resolved = path.parent().unwrap().join(file);
+            if !resolved.exists() {
                 failures.push(format!("{}:{line}: {target} does not exist", name(&path)));
+            } else if !anchor.is_empty() {
+                let text = std::fs::read_to_string(&resolved).unwrap_or_default();
+                if !anchors(&text).iter().any(|a| a == anchor) {
+                    failures.push(format!("{}:{line}: no heading {target}", name(&path)));
+                }
             }
         }
     }
