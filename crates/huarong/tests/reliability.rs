@@ -183,3 +183,71 @@ fn sigkill_in_every_stage_then_rerun_gives_the_uninterrupted_outputs() {
         "most kills land while the run is still going: {interrupted:?}"
     );
 }
+
+/// Two runs into one folder: the second waits for the first (saying so) and then runs, or with
+/// `--wait-for-folder 0` is refused at once naming the first; neither breaks the other, and the
+/// folder ends current for the run that wrote it last.
+#[test]
+fn a_second_run_into_a_folder_waits_for_the_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let slow = dir.path().join("slow.toml");
+    std::fs::write(
+        &slow,
+        "name = \"slow\"\noutput = \"unused\"\n[rush-hour]\nsize = 5\nmax_walls = 2\n",
+    )
+    .unwrap();
+    let bin = env!("CARGO_BIN_EXE_huarong");
+    let first = Command::new(bin)
+        .args(["run", slow.to_str().unwrap(), "-q", "-o"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first run has its lock once its note is there.
+    let t = Instant::now();
+    while !out.join(".huarong-writer").exists() {
+        assert!(t.elapsed().as_secs() < 60, "the first run did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let canonical = pipeline("huarong-canonical.toml");
+    let refused = Command::new(bin)
+        .args(["run", &canonical, "-o"])
+        .arg(&out)
+        .args(["--wait-for-folder", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("another run is writing this folder (process ")
+            && err.contains("slow.toml")
+            && err.contains("refused at once"),
+        "{err}"
+    );
+    let waited = Command::new(bin)
+        .args(["run", &canonical, "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&waited.stderr);
+    assert!(waited.status.success(), "{log}");
+    assert!(log.contains("waiting for it"), "{log}");
+    let first = first.wait_with_output().unwrap();
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    // The second ran after the first: the folder is the canonical pipeline's, and no note is
+    // left behind.
+    let o = Command::new(bin)
+        .arg("verify")
+        .arg(&out)
+        .args(["--pipeline", &canonical])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    assert!(!out.join(".huarong-writer").exists());
+}

@@ -8,6 +8,7 @@
 pub use pipeline_config as config;
 pub mod census;
 pub mod export;
+pub mod folder;
 pub mod inspect;
 pub mod manifest;
 pub mod outputs;
@@ -44,6 +45,9 @@ pub enum PipelineError {
     /// A space known to be too large for the run, refused before any work.
     #[error("{0}")]
     TooLarge(String),
+    /// Another run writes the output folder.
+    #[error(transparent)]
+    Busy(#[from] folder::LockError),
 }
 
 /// The result of a whole pipeline run.
@@ -79,6 +83,11 @@ pub fn run_pipeline(
         path: output.clone(),
         source,
     })?;
+    // One writer at a time (the processes of a multi-process run under process 0's lock).
+    let _lock = match opts.engine.is_follower() {
+        true => None,
+        false => Some(folder::lock(&output, opts.wait_for_folder, &opts.reporter)?),
+    };
     // Parquet temporaries of a run that was killed here.
     for name in huarong_core::atomic::remove_stale_temporaries(&output) {
         opts.reporter

@@ -26,6 +26,9 @@ pub struct RunOptions {
     /// Most states a space may have (`None`: [`default_max_states`]): a space known to be larger
     /// is refused before any work, an explored one stops when it passes the bound.
     pub max_states: Option<u64>,
+    /// How long a run waits for another run writing the same output folder (zero: it is
+    /// refused at once; [`crate::folder`]).
+    pub wait_for_folder: std::time::Duration,
 }
 
 /// About how many bytes of memory a run needs per state: the measured peaks are 13 B (the 4 × 3

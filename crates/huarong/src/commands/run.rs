@@ -65,6 +65,10 @@ pub struct Args {
     /// this machine's memory).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_states: Option<u64>,
+    /// When another run is writing the output folder, wait at most this many seconds for it
+    /// (0: refuse at once).
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
+    wait_for_folder: u64,
     /// Print each census's projected time on this machine (from a timed sample of its
     /// classes) and exit; nothing is written.
     #[arg(long, conflicts_with = "sample")]
@@ -103,6 +107,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
         engine: engine_of(&p, &args)?,
         max_states: args.max_states.or(p.max_states),
+        wait_for_folder: std::time::Duration::from_secs(args.wait_for_folder),
     };
     if args.estimate {
         let estimates = pipeline::estimate(&p, &opts)
