@@ -129,6 +129,52 @@ for ax, row in zip(axes[0], show.iter_rows(named=True)):
 plt.show()
 
 # %% [markdown]
+# ## The Klotski database: every puzzle worth playing
+#
+# `klotski_puzzles.parquet` (written when the run holds every piece set one piece smaller than
+# each of its sets, as the universe does): per metric, one row per solvable cluster whose
+# farthest position is *minimal* — removing any piece but Cao Cao brings it strictly closer to a
+# goal. Below: the twenty hardest in the piece metric, then how many puzzles each move count has,
+# for the piece sets with the most puzzles. Each row's link opens it in `huarong serve`.
+
+# %%
+database = OUT / "klotski_puzzles.parquet"
+if database.exists():
+    puzzles = pl.read_parquet(database)
+    piece_puzzles = puzzles.filter(pl.col("metric") == "piece")
+    assert piece_puzzles["moves"].to_list() == sorted(piece_puzzles["moves"], reverse=True)
+    if piece.height >= 203:
+        # Super Century's cluster (Storer's 138) heads the database, every piece mattering.
+        assert piece_puzzles.row(0, named=True)["piece_set"] == "h2v3s4"
+        assert piece_puzzles["moves"][0] == 138
+    hardest20 = piece_puzzles.head(20)
+    fig, axes = plt.subplots(2, 10, figsize=(16, 4.6))
+    for ax, row in zip(axes.flat, hardest20.iter_rows(named=True)):
+        draw(ax, row["layout"], f"{row['piece_set']}: {row['moves']}")
+    for ax in list(axes.flat)[hardest20.height:]:
+        ax.axis("off")
+    plt.show()
+    print("\n".join(f"http://127.0.0.1:8080/#layout={row['layout']}&metric=piece"
+                    for row in hardest20.head(3).iter_rows(named=True)))
+else:
+    print(f"{database.name} not in {OUT}: this run's piece sets are not closed under removal")
+
+# %%
+if database.exists():
+    per_move = pl.read_parquet(OUT / "klotski_moves.parquet").filter(pl.col("metric") == "piece")
+    assert per_move["minimal_puzzles"].sum() == piece_puzzles.height
+    top = (per_move.group_by("piece_set").agg(pl.col("minimal_puzzles").sum())
+           .sort("minimal_puzzles", descending=True).head(6)["piece_set"].to_list())
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for name in top:
+        rows = per_move.filter((pl.col("piece_set") == name) & (pl.col("minimal_puzzles") > 0))
+        ax.plot(rows["moves"], rows["minimal_puzzles"], marker="o", ms=3, label=name)
+    ax.set_xlabel("moves (piece metric)")
+    ax.set_ylabel("minimal puzzles")
+    ax.legend(title="piece set")
+    plt.show()
+
+# %% [markdown]
 # ## Component sizes across the universe
 #
 # `component_sizes.parquet`: per piece set and metric, how many components of each size, and how

@@ -92,7 +92,7 @@ if ! command -v chromium > /dev/null || ! command -v chromedriver > /dev/null; t
     chromium chromium-driver fonts-wqy-zenhei > /dev/null
 fi
 "$venv/bin/python" tests/python/browser_test.py "$huarong" "$scratch/huarong-canonical" \
-  "$scratch/screenshots"
+  "$scratch/screenshots" "$scratch/full/klotski-universe"
 checks=$((checks + 1))
 # Every step above stops the script when it fails (set -e, pipefail): reaching this line
 # means nothing failed.

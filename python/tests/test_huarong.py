@@ -202,6 +202,27 @@ def test_solve_puzzle_file_and_text():
         huarong.solve_puzzle("name = 'x'\nboard = [\n")
 
 
+def test_every_klotski_database_row_solves_as_written(tmp_path):
+    """A run whose piece sets are closed under removing a piece writes the Klotski database;
+    `huarong.solve` takes each row by its layout, CommonCode or ShortCode, at its moves."""
+    pipeline = tmp_path / "slice.toml"
+    pipeline.write_text(
+        'name = "slice"\noutput = "unused"\n[huarong]\n'
+        'piece_sets = ["h0v0s0", "h0v0s1", "h0v0s2", "h0v1s0", "h0v1s1", "h0v1s2"]\n'
+        'spaces = ["unlabeled"]\nmetrics = ["step", "piece"]\nstate_tables = false\n'
+    )
+    out = tmp_path / "out"
+    assert cli("run", str(pipeline), "-q", "-o", str(out)).returncode == 0
+    rows = pl.read_parquet(out / "klotski_puzzles.parquet")
+    assert rows.height >= 6
+    for row in rows.iter_rows(named=True):
+        for text in (row["layout"], row["common_code"], row["short_code"]):
+            got = huarong.solve(text, row["metric"], tables=[str(out)])
+            assert got["moves"] == row["moves"], (text, row)
+            assert got["path"][0] == row["layout"]
+        assert huarong.common_code(row["layout"]) == row["common_code"]
+
+
 def test_moves_are_one_move_away():
     d = huarong.solve(HENGDAO)["moves"]
     nexts = huarong.moves(HENGDAO)

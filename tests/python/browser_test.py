@@ -1,13 +1,16 @@
 """`huarong serve` in a real browser: headless Chromium driven through WebDriver (Selenium's
 Python bindings with Debian's chromedriver).
 
-Usage: browser_test.py HUARONG TABLES_DIR SCREENSHOT_DIR
+Usage: browser_test.py HUARONG TABLES_DIR SCREENSHOT_DIR [UNIVERSE_DIR]
 
 Starts `huarong serve` on a free port with the distance tables in TABLES_DIR, loads the page at
 横刀立马, makes three moves by clicking pieces (and, for a piece with several destinations, the
 highlighted place), checks after each that the page shows the distance the API gives for the
 position and for every listed move, then asks for the solution and plays it to the goal.
 Screenshots: `serve-moves.png` (a piece's destinations shown) and `serve-solved.png`.
+With UNIVERSE_DIR (the Klotski universe's outputs) served too, the puzzles view: the database's
+rows listed most moves first, filtered by metric, and a row opened by a click at its distance
+(`serve-puzzles.png`).
 """
 
 import json
@@ -58,11 +61,40 @@ def wait_for_position(driver, position, timeout=10):
     )
 
 
+def check_puzzles(driver, base, shots):
+    """The puzzles view lists the database as the API does and opens a row at its distance."""
+    with urllib.request.urlopen(f"{base}/api/puzzles?metric=piece&limit=5") as r:
+        db = json.load(r)["databases"][0]
+    col = {name: k for k, name in enumerate(db["columns"])}
+    WebDriverWait(driver, 10).until(
+        lambda d: d.find_element(By.ID, "puzzles").is_displayed()
+        and d.find_elements(By.CSS_SELECTOR, "#db-rows a.puzzle")
+    )
+    driver.find_element(By.CSS_SELECTOR, '#db-metric option[value="piece"]').click()
+    first = db["rows"][0]
+    WebDriverWait(driver, 10).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, "#db-rows a.puzzle").text
+        == f"{first[col['moves']]} (piece) {first[col['piece_set']]} {first[col['layout']]}"
+    )
+    count = driver.find_element(By.ID, "db-count").text
+    assert count.startswith(f"{db['matching']} puzzles"), count
+    assert first[col["moves"]] == "138", first  # Super Century's cluster heads the database
+    driver.find_element(By.CSS_SELECTOR, "#db-rows a.puzzle").click()
+    wait_for_position(driver, first[col["layout"]])
+    WebDriverWait(driver, 10).until(
+        lambda d: d.find_element(By.ID, "distance").get_attribute("data-distance") == "138"
+    )
+    driver.save_screenshot(str(shots / "serve-puzzles.png"))
+    print(f"puzzles view: {db['matching']} piece-metric puzzles, the first opened at 138 moves")
+
+
 def main():
     huarong, tables, shots = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+    universe = sys.argv[4] if len(sys.argv) > 4 else None
     shots.mkdir(parents=True, exist_ok=True)
     server = subprocess.Popen(
-        [huarong, "serve", "--port", "0", "--tables", tables],
+        [huarong, "serve", "--port", "0", "--tables", tables]
+        + (["--tables", universe] if universe else []),
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -143,6 +175,9 @@ def main():
         time.sleep(0.5)
         driver.save_screenshot(str(shots / "serve-solved.png"))
         print(f"played the solution: {truth['distance']} moves to the goal {final}")
+
+        if universe:
+            check_puzzles(driver, base, shots)
 
         severe = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         assert not severe, severe

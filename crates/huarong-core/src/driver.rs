@@ -223,6 +223,32 @@ pub trait Section: Send + Sync + fmt::Debug {
         let _ = spaces;
         Vec::new()
     }
+
+    /// Everything the section adds to the export: its [`Section::tables`], and columns of
+    /// `summary.parquet` computed with them. The default: the tables alone.
+    fn extras(&self, spaces: &[SpaceView<'_>]) -> Extras {
+        Extras {
+            tables: self.tables(spaces),
+            summary: Vec::new(),
+        }
+    }
+}
+
+/// What a section adds to the export ([`Section::extras`]).
+#[derive(Debug, Default)]
+pub struct Extras {
+    /// Extra Parquet tables (file name, table).
+    pub tables: Vec<(String, Table)>,
+    /// Extra `summary.parquet` columns, after every pipeline's.
+    pub summary: Vec<SummaryColumn>,
+}
+
+/// A `summary.parquet` column a section adds: its values by `(space index, metric index)`; a
+/// summary row without one holds null.
+#[derive(Debug)]
+pub struct SummaryColumn {
+    pub name: &'static str,
+    pub values: Vec<((usize, usize), u64)>,
 }
 
 /// The spaces a section builds, the pattern databases (abstract spaces searched from their

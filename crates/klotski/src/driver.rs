@@ -8,6 +8,9 @@ use huarong_core::table::Value;
 use rayon::prelude::*;
 use serde::Deserialize;
 
+use huarong_core::Table;
+use huarong_core::driver::SummaryColumn;
+
 use crate::{Labeled, Metric, PieceSet, Unlabeled, named};
 
 /// The registry entry.
@@ -226,6 +229,29 @@ impl Section for HuarongSection {
                 }
             }
         }
+        // The database needs, beside each set's unlabeled space, the sets one piece fewer.
+        if !self.spaces.contains(&SpaceKind::Unlabeled) {
+            plan.notes.push(
+                "the Klotski database (klotski_puzzles.parquet) is not written: it is read off \
+                 the unlabeled spaces (add \"unlabeled\" to spaces)"
+                    .into(),
+            );
+        } else {
+            let missing = crate::database::missing_below(&ran);
+            if !missing.is_empty() {
+                let names: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
+                plan.notes.push(format!(
+                    "the Klotski database (klotski_puzzles.parquet) is not written: it needs \
+                     every piece set one piece smaller than a set run, and this pipeline does \
+                     not run {} (pipelines/klotski-universe.toml runs all 203)",
+                    if names.len() > 6 {
+                        format!("{}, ... ({} sets)", names[..6].join(", "), names.len())
+                    } else {
+                        names.join(", ")
+                    }
+                ));
+            }
+        }
         let mut record_sets = ran;
         for (_, layout) in named::LAYOUTS {
             let set = named_set(layout);
@@ -319,6 +345,134 @@ impl Section for HuarongSection {
         }
         records
     }
+
+    /// With every piece set one piece fewer in the run: `klotski_puzzles.parquet` (the
+    /// database: every solvable cluster's minimal puzzle), `klotski_moves.parquet` (per metric,
+    /// piece set and number of moves: solvable clusters and minimal puzzles), and the summary's
+    /// `solvable_clusters` and `minimal_puzzles`.
+    fn extras(&self, spaces: &[SpaceView<'_>]) -> huarong_core::driver::Extras {
+        let Some(db) = self.database(spaces) else {
+            return huarong_core::driver::Extras::default();
+        };
+        let metric = |m: usize| self.metrics[m].name().to_owned();
+        let rows: Vec<&crate::database::Puzzle> = db.rows.iter().filter(|p| p.minimal).collect();
+        let puzzles = Table::new()
+            .str("metric", rows.iter().map(|p| metric(p.metric)).collect())
+            .str(
+                "piece_set",
+                rows.iter().map(|p| p.set.to_string()).collect(),
+            )
+            .u32("moves", rows.iter().map(|p| p.moves).collect())
+            .str(
+                "layout",
+                rows.iter()
+                    .map(|p| {
+                        crate::render(&crate::Board::from_code(p.code, p.set).expect("a code"))
+                    })
+                    .collect(),
+            )
+            .str(
+                "common_code",
+                rows.iter()
+                    .map(|p| crate::codes::common_text(p.code))
+                    .collect(),
+            )
+            .str(
+                "short_code",
+                rows.iter()
+                    .map(|p| crate::codes::short_text(p.code))
+                    .collect(),
+            )
+            .u64(
+                "cluster_size",
+                rows.iter().map(|p| p.cluster_size).collect(),
+            )
+            .u64(
+                "goals_in_cluster",
+                rows.iter().map(|p| p.goals_in_cluster).collect(),
+            );
+        // Per metric, piece set and moves: the solvable clusters and the minimal puzzles.
+        let mut moves: std::collections::BTreeMap<(usize, PieceSet, u32), (u64, u64)> =
+            Default::default();
+        for p in &db.rows {
+            let e = moves.entry((p.metric, p.set, p.moves)).or_default();
+            e.0 += 1;
+            e.1 += p.minimal as u64;
+        }
+        let keys: Vec<&(usize, PieceSet, u32)> = moves.keys().collect();
+        let totals = Table::new()
+            .str("metric", keys.iter().map(|k| metric(k.0)).collect())
+            .str("piece_set", keys.iter().map(|k| k.1.to_string()).collect())
+            .u32("moves", keys.iter().map(|k| k.2).collect())
+            .u64("solvable_clusters", moves.values().map(|v| v.0).collect())
+            .u64("minimal_puzzles", moves.values().map(|v| v.1).collect());
+        huarong_core::driver::Extras {
+            tables: vec![
+                ("klotski_puzzles.parquet".into(), puzzles),
+                ("klotski_moves.parquet".into(), totals),
+            ],
+            summary: vec![
+                SummaryColumn {
+                    name: "solvable_clusters",
+                    values: db.counts.iter().map(|&(key, n, _)| (key, n)).collect(),
+                },
+                SummaryColumn {
+                    name: "minimal_puzzles",
+                    values: db.counts.iter().map(|&(key, _, n)| (key, n)).collect(),
+                },
+            ],
+        }
+    }
+}
+
+impl HuarongSection {
+    /// The database of every solvable cluster's puzzle ([`crate::database`]), if the run's
+    /// unlabeled spaces are closed under removing a piece: its rows (minimal puzzles only) and
+    /// per piece set and metric the solvable clusters and the minimal puzzles.
+    fn database(&self, spaces: &[SpaceView<'_>]) -> Option<Database> {
+        let unlabeled: Vec<(&SpaceView<'_>, PieceSet)> = spaces
+            .iter()
+            .filter(|s| s.spec.summary && is_unlabeled(s))
+            .map(|s| (s, set_of(s)))
+            .collect();
+        let sets: Vec<PieceSet> = unlabeled.iter().map(|(_, s)| *s).collect();
+        if sets.is_empty() || !crate::database::missing_below(&sets).is_empty() {
+            return None;
+        }
+        let index: Vec<usize> = unlabeled.iter().map(|(v, _)| v.index).collect();
+        let all = crate::database::Spaces::new(unlabeled);
+        let per: Vec<(usize, usize, Vec<crate::database::Puzzle>)> = (0..sets.len())
+            .flat_map(|k| (0..self.metrics.len()).map(move |m| (k, m)))
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|(k, m)| (k, m, all.puzzles(sets[k], m)))
+            .collect();
+        let mut rows = Vec::new();
+        let mut counts = Vec::new();
+        for (k, m, puzzles) in per {
+            let minimal = puzzles.iter().filter(|p| p.minimal).count() as u64;
+            counts.push(((index[k], m), puzzles.len() as u64, minimal));
+            rows.extend(puzzles);
+        }
+        // Most moves first, then by metric (in the section's order), piece set and CommonCode.
+        rows.sort_by_key(|p| {
+            (
+                std::cmp::Reverse(p.moves),
+                p.metric,
+                p.set,
+                crate::codes::from_compact(p.code),
+            )
+        });
+        Some(Database { rows, counts })
+    }
+}
+
+/// The database as the export writes it.
+struct Database {
+    /// Every solvable cluster's puzzle, minimal or not, in the database's order.
+    rows: Vec<crate::database::Puzzle>,
+    /// Per (space index, metric): solvable clusters, minimal puzzles.
+    counts: Vec<((usize, usize), u64, u64)>,
 }
 
 /// `huarong solve LAYOUT` and `huarong render LAYOUT`: a Huarong Dao layout, Cao Cao to the

@@ -20,6 +20,7 @@
 pub mod bits;
 pub mod board;
 pub mod codes;
+pub mod database;
 pub mod driver;
 pub mod goal;
 pub mod named;

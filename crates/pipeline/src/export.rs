@@ -21,7 +21,7 @@ use crate::{Pipeline, PipelineError, manifest, tables};
 /// 4: one export path for every puzzle (the registry); `component_sizes.parquet` for all.
 /// 5: a states table's code columns (Huarong Dao: `common_code`, `short_code`).
 /// 6: `index` and `component` columns delta-encoded (the same values).
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 
 /// The fingerprint the export of `pipeline` over `plan`'s spaces in `output` must carry (the
 /// spaces' artifact headers are read, not verified: the stages just did that).
@@ -203,20 +203,29 @@ fn write(
     )?;
     let summary_reports: Vec<&SpaceReport> = summary.iter().map(|&k| &reports[k]).collect();
     let records = pipeline.section.records(&views);
+    let extras = pipeline.section.extras(&views);
+    let mut summary_table = tables::summary(&summary_reports, &columns);
+    for column in &extras.summary {
+        let by_row: std::collections::HashMap<(usize, usize), u64> =
+            column.values.iter().copied().collect();
+        let values = summary
+            .iter()
+            .flat_map(|&k| (0..views[k].metrics.len()).map(move |m| (k, m)))
+            .map(|key| by_row.get(&key).copied())
+            .collect();
+        summary_table = summary_table.opt_u64(column.name, values);
+    }
     let mut files: Vec<(String, Vec<Table>)> = vec![
         ("component_sizes.parquet".into(), sizes),
         ("distance_histogram.parquet".into(), dist_hist),
         ("degree_histogram.parquet".into(), deg_hist),
-        (
-            "summary.parquet".into(),
-            vec![tables::summary(&summary_reports, &columns)],
-        ),
+        ("summary.parquet".into(), vec![summary_table]),
         (
             "records.parquet".into(),
             vec![tables::records(&records, &views)],
         ),
     ];
-    for (name, table) in pipeline.section.tables(&views) {
+    for (name, table) in extras.tables {
         files.push((name, vec![table]));
     }
     // The tables over every space, side by side.

@@ -13,6 +13,9 @@ pub struct Inspection {
     pub records: Option<TextTable>,
     /// `patterns.parquet`, when the folder has pattern databases.
     pub patterns: Option<TextTable>,
+    /// The first rows of each puzzle database (`*_puzzles.parquet`: `klotski_puzzles.parquet`,
+    /// `rush_puzzles.parquet`), by file name.
+    pub databases: Vec<(String, TextTable)>,
     /// Every Parquet file: name, rows, columns, bytes.
     pub tables: Vec<TableSize>,
 }
@@ -47,13 +50,8 @@ pub enum InspectError {
     Parquet(#[from] export::ExportError),
 }
 
-/// Reads the summary, the first `rows` records and the size of every table in `dir`.
-pub fn inspect(dir: &Path, rows: usize) -> Result<Inspection, InspectError> {
-    let summary_path = dir.join("summary.parquet");
-    let patterns_path = dir.join("patterns.parquet");
-    if !summary_path.is_file() && !patterns_path.is_file() {
-        return Err(InspectError::NotAnOutput(dir.to_owned()));
-    }
+/// Refuses an output folder whose tables the export manifest does not vouch for.
+fn verified(dir: &Path) -> Result<(), InspectError> {
     let io = |source| InspectError::Io {
         path: dir.to_owned(),
         source,
@@ -71,6 +69,55 @@ pub fn inspect(dir: &Path, rows: usize) -> Result<Inspection, InspectError> {
             problem: bad.problem.clone().unwrap_or_default(),
         });
     }
+    Ok(())
+}
+
+/// The puzzle databases of the output folder `dir` (`*_puzzles.parquet`, e.g.
+/// `klotski_puzzles.parquet`), each with at most `rows` rows, once the export manifest vouches for
+/// the folder's tables; none if it has none.
+pub fn databases(dir: &Path, rows: usize) -> Result<Vec<(String, TextTable)>, InspectError> {
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let io = |source| InspectError::Io {
+        path: dir.to_owned(),
+        source,
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with("_puzzles.parquet"))
+        .collect();
+    if files.is_empty() {
+        return Ok(Vec::new());
+    }
+    verified(dir)?;
+    files.sort();
+    files
+        .iter()
+        .map(|f| {
+            let name = f
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            Ok((name, export::read_text(f, rows)?))
+        })
+        .collect()
+}
+
+/// Reads the summary, the first `rows` records and puzzles of each database, and the size of
+/// every table in `dir`.
+pub fn inspect(dir: &Path, rows: usize) -> Result<Inspection, InspectError> {
+    let summary_path = dir.join("summary.parquet");
+    let patterns_path = dir.join("patterns.parquet");
+    if !summary_path.is_file() && !patterns_path.is_file() {
+        return Err(InspectError::NotAnOutput(dir.to_owned()));
+    }
+    verified(dir)?;
+    let io = |source| InspectError::Io {
+        path: dir.to_owned(),
+        source,
+    };
     let summary = summary_path
         .is_file()
         .then(|| export::read_text(&summary_path, usize::MAX))
@@ -91,14 +138,19 @@ pub fn inspect(dir: &Path, rows: usize) -> Result<Inspection, InspectError> {
         .collect();
     files.sort();
     let mut tables = Vec::new();
+    let mut databases = Vec::new();
     for f in files {
+        let file = f
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let t = export::read_text(&f, 0)?;
+        if file.ends_with("_puzzles.parquet") {
+            databases.push((file.clone(), export::read_text(&f, rows)?));
+        }
         let bytes = std::fs::metadata(&f).map_err(io)?.len();
         tables.push(TableSize {
-            file: f
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            file,
             rows: t.total_rows,
             columns: t.columns.len(),
             bytes,
@@ -108,6 +160,7 @@ pub fn inspect(dir: &Path, rows: usize) -> Result<Inspection, InspectError> {
         summary,
         records,
         patterns,
+        databases,
         tables,
     })
 }

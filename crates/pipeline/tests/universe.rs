@@ -116,25 +116,24 @@ fn universe_slice_matches_the_references_and_solves_from_its_tables() {
     assert_eq!(s.source, Source::Searched);
 }
 
-/// The whole universe in the piece metric (every piece set with positions): the 29,334,498
+/// The whole universe (every piece set with positions, three metrics): the 29,334,498
 /// positions dnomd343/klotski publishes, and its hardest positions — 138 piece moves, in the
 /// 峰回路转 family `h2v3s4` and no other set — with Super Century's start (Storer's 138,
-/// `puzzles/super-century.toml`) among them: the hardest start of any 4 × 5 piece set. About
-/// 10 s and 1.6 GB of scratch disk in release mode; debug builds skip it.
+/// `puzzles/super-century.toml`) among them: the hardest start of any 4 × 5 piece set. Then the
+/// Klotski database of the universe against those facts: Super Century's cluster's puzzle first,
+/// 横刀立马's cluster's puzzle the farthest position of its component by the records, and the
+/// database's figures in docs/USAGE.md. About 15 s and 4.8 GB of scratch disk in release mode;
+/// debug builds skip it.
 #[test]
 #[cfg_attr(debug_assertions, ignore = "heavy data check: run with --release")]
 fn the_universe_is_hardest_at_138_in_h2v3s4_only() {
     let dir = tempfile::tempdir().unwrap();
-    let pipeline = Pipeline::parse(
-        "name = \"universe-piece\"\noutput = \"unused\"\n[huarong]\npiece_sets = [\"all\"]\n\
-         spaces = [\"unlabeled\"]\nmetrics = [\"piece\"]\nstate_tables = false\n",
-    )
-    .unwrap();
+    let pipeline = Pipeline::parse(UNIVERSE).unwrap();
     let report = run_pipeline(&pipeline, Some(dir.path()), &RunOptions::default()).unwrap();
     assert_eq!(report.spaces.len(), 203);
     let positions: u64 = report.spaces.iter().map(|s| s.states).sum();
     assert_eq!(positions, 29_334_498);
-    let max = |s: &pipeline::SpaceReport| s.metrics[0].max_distance;
+    let max = |s: &pipeline::SpaceReport| s.metrics[2].max_distance;
     let hardest = report.spaces.iter().map(max).max().unwrap();
     assert_eq!(hardest, 138);
     let at: Vec<&str> = report
@@ -163,7 +162,163 @@ fn the_universe_is_hardest_at_138_in_h2v3s4_only() {
         Source::Tables(dir.path().join("h2v3s4-unlabeled"))
     );
     assert_eq!(s.path.unwrap().layouts.len() - 1, 138);
+
+    // The Klotski database of the whole universe: its first puzzle is Super Century's cluster's
+    // at 138, minimal (every piece matters), and 横刀立马's cluster's puzzle is the farthest
+    // position the records name in its component (93 moves; of two, the smaller CommonCode).
+    let puzzles = export::read_text(&dir.path().join("klotski_puzzles.parquet"), 100_000).unwrap();
+    let column = |name: &str| {
+        let k = puzzles
+            .columns
+            .iter()
+            .position(|c| c.starts_with(&format!("{name} (")))
+            .unwrap();
+        move |row: &Vec<String>| row[k].clone()
+    };
+    let (set, moves, layout) = (column("piece_set"), column("moves"), column("layout"));
+    let (size, common, metric) = (
+        column("cluster_size"),
+        column("common_code"),
+        column("metric"),
+    );
+    assert_eq!(puzzles.rows.len(), puzzles.total_rows);
+    let piece: Vec<&Vec<String>> = puzzles
+        .rows
+        .iter()
+        .filter(|r| metric(r) == "piece")
+        .collect();
+    let first = piece[0];
+    assert_eq!(
+        (set(first).as_str(), moves(first).as_str()),
+        ("h2v3s4", "138")
+    );
+    assert_eq!(piece.iter().filter(|r| moves(r) == "138").count(), 1);
+    let file = dir.path().with_extension("toml");
+    std::fs::write(&file, UNIVERSE).unwrap();
+    let outputs = pipeline::outputs::Outputs::open(dir.path(), Some(&file)).unwrap();
+    let component = |space: &str, text: &str| {
+        let board = klotski::notation::parse(text).unwrap().board;
+        let u = Unlabeled::new(board.piece_set());
+        let ids = outputs.components(space, "piece").unwrap();
+        ids.as_slice()[u.index_of_board(&board).unwrap() as usize]
+    };
+    let super_century_cluster = component("h2v3s4-unlabeled", super_century);
+    assert_eq!(
+        component("h2v3s4-unlabeled", &layout(first)),
+        super_century_cluster
+    );
+
+    let records = export::read_text(&dir.path().join("records.parquet"), 10_000).unwrap();
+    let field = |name: &str| {
+        let k = records
+            .columns
+            .iter()
+            .position(|c| c.starts_with(&format!("{name} (")))
+            .unwrap();
+        move |row: &Vec<String>| row[k].clone()
+    };
+    let (name, r_layout, r_set, r_moves, r_size, r_metric) = (
+        field("name"),
+        field("layout"),
+        field("piece_set"),
+        field("moves"),
+        field("component_size"),
+        field("metric"),
+    );
+    let classic = "h1v4s4-unlabeled";
+    let hengdao = records
+        .rows
+        .iter()
+        .find(|r| name(r) == "横刀立马" && r_metric(r) == "piece")
+        .unwrap();
+    let cluster = component(classic, &r_layout(hengdao));
+    let farthest: Vec<&Vec<String>> = records
+        .rows
+        .iter()
+        .filter(|r| name(r) == "farthest" && r_set(r) == "h1v4s4" && r_metric(r) == "piece")
+        .filter(|r| component(classic, &r_layout(r)) == cluster)
+        .collect();
+    assert!(!farthest.is_empty());
+    let in_cluster: Vec<&Vec<String>> = piece
+        .iter()
+        .copied()
+        .filter(|r| set(r) == "h1v4s4" && component(classic, &layout(r)) == cluster)
+        .collect();
+    assert_eq!(in_cluster.len(), 1, "one puzzle per cluster");
+    let puzzle = in_cluster[0];
+    assert_eq!(moves(puzzle), "93");
+    assert_eq!(moves(puzzle), r_moves(farthest[0]));
+    assert_eq!(size(puzzle), r_size(hengdao));
+    let smallest = farthest
+        .iter()
+        .map(|r| klotski::codes::codes(&klotski::notation::parse(&r_layout(r)).unwrap().board).0)
+        .min()
+        .unwrap();
+    assert_eq!(common(puzzle), smallest);
+
+    // docs/USAGE.md's table of the database: per metric the solvable clusters (the summary's
+    // column), the minimal puzzles (the database's rows) and the hardest puzzle (its first row).
+    let summary = export::read_text(&dir.path().join("summary.parquet"), usize::MAX).unwrap();
+    let at = |name: &str| {
+        summary
+            .columns
+            .iter()
+            .position(|c| c.starts_with(&format!("{name} (")))
+            .unwrap()
+    };
+    let mut computed = Vec::new();
+    for m in ["step", "straight", "piece"] {
+        let solvable: u64 = summary
+            .rows
+            .iter()
+            .filter(|r| r[at("metric")] == m)
+            .map(|r| r[at("solvable_clusters")].parse::<u64>().unwrap())
+            .sum();
+        let rows: Vec<&Vec<String>> = puzzles.rows.iter().filter(|r| metric(r) == m).collect();
+        computed.push(vec![
+            format!("`{m}`"),
+            grouped(solvable),
+            grouped(rows.len() as u64),
+            format!(
+                "{}: `{}`, `{}`",
+                moves(rows[0]),
+                set(rows[0]),
+                layout(rows[0])
+            ),
+        ]);
+    }
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/USAGE.md"))
+        .unwrap();
+    let (_, section) = docs.split_once("## The Klotski database").unwrap();
+    let documented: Vec<Vec<String>> = section
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            l.trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().to_owned())
+                .collect()
+        })
+        .collect();
+    assert_eq!(documented, computed);
 }
+
+/// 1234567 as `1,234,567`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (k, d) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
+const UNIVERSE: &str = "name = \"universe\"\noutput = \"unused\"\n[huarong]\n\
+    piece_sets = [\"all\"]\nspaces = [\"unlabeled\"]\n\
+    metrics = [\"step\", \"straight\", \"piece\"]\nstate_tables = false\n";
 
 /// `huarong solve`'s path: tables under `roots`, else the family's search.
 fn solve<P: AsRef<std::path::Path>>(

@@ -305,6 +305,61 @@ $("load").onclick = () => {
   go(/board\s*=/.test(text) ? { text } : { layout: text });
 };
 
+// The puzzles view: the puzzle databases of the table folders (GET /api/puzzles), each row a
+// link to its position.
+const SHOWN = 50;
+
+async function drawPuzzles() {
+  const p = new URLSearchParams({ limit: String(SHOWN) });
+  if ($("db-metric").value) p.set("metric", $("db-metric").value);
+  if ($("db-set").value) p.set("piece_set", $("db-set").value);
+  const body = await (await fetch(`/api/puzzles?${p}`)).json();
+  const list = $("db-rows");
+  list.replaceChildren();
+  let matching = 0;
+  for (const d of body.databases) {
+    const col = (name) => d.columns.indexOf(name);
+    matching += d.matching;
+    for (const r of d.rows) {
+      const m = r[col("metric")];
+      const a = document.createElement("a");
+      a.href = "#" + new URLSearchParams({ layout: r[col("layout")], metric: m }).toString();
+      a.textContent = `${r[col("moves")]} (${m}) ${r[col("piece_set")]} ${r[col("layout")]}`;
+      a.className = "puzzle";
+      const li = document.createElement("li");
+      li.appendChild(a);
+      list.appendChild(li);
+    }
+  }
+  $("db-count").textContent = matching > SHOWN
+    ? `${matching} puzzles; the first ${SHOWN} shown`
+    : `${matching} puzzles`;
+}
+
+async function startPuzzles(cat) {
+  if (!cat.databases || !cat.databases.length) return;
+  const body = await (await fetch("/api/puzzles?limit=0")).json();
+  const fill = (sel, values, all) => {
+    const o = document.createElement("option");
+    o.value = "";
+    o.textContent = all;
+    sel.appendChild(o);
+    for (const v of values) {
+      const x = document.createElement("option");
+      x.value = v;
+      x.textContent = v;
+      sel.appendChild(x);
+    }
+  };
+  const union = (key) => [...new Set(body.databases.flatMap((d) => d[key]))];
+  fill($("db-metric"), union("metrics"), "every metric");
+  fill($("db-set"), union("piece_sets"), "every piece set");
+  $("db-metric").onchange = drawPuzzles;
+  $("db-set").onchange = drawPuzzles;
+  $("puzzles").hidden = false;
+  await drawPuzzles();
+}
+
 async function start() {
   const cat = await (await fetch("/api/catalog")).json();
   const sel = $("choice");
@@ -318,6 +373,7 @@ async function start() {
   const first = cat.named.length ? { layout: cat.named[0].layout } : cat.puzzles.length ? { puzzle: cat.puzzles[0].id } : null;
   const chosen = Object.keys(a).length ? a : first;
   if (chosen) await go(chosen);
+  await startPuzzles(cat);
 }
 
 window.addEventListener("hashchange", () => { const a = readHash(); if (Object.keys(a).length) go(a); });

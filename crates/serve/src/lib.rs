@@ -62,7 +62,29 @@ pub struct Catalog {
     pub puzzles: BTreeMap<String, Bundled>,
     /// Files of the folder no family reads, with why.
     pub skipped: Vec<(String, String)>,
+    /// The puzzle databases of the table roots whose rows are layouts the page plays
+    /// (`klotski_puzzles.parquet`), for the page's puzzles view.
+    pub databases: Vec<Database>,
 }
+
+/// A puzzle database's rows, as text (`GET /api/puzzles`).
+#[derive(Debug, Clone)]
+pub struct Database {
+    /// The output folder and the file.
+    pub root: PathBuf,
+    pub file: String,
+    /// Column names (types dropped).
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    /// Rows in the file (more than `rows` holds if it was cut at [`DATABASE_ROWS`]).
+    pub total: usize,
+}
+
+/// Most rows of one database the server keeps (the Klotski universe's has about a thousand).
+pub const DATABASE_ROWS: usize = 100_000;
+
+/// Most rows one `/api/puzzles` answer lists.
+pub const PUZZLES_LIMIT: usize = 1000;
 
 impl Catalog {
     /// The registry's named positions and every puzzle file in `dir` that a family reads.
@@ -119,6 +141,39 @@ impl Catalog {
     }
 }
 
+impl Catalog {
+    /// Adds the puzzle databases found in `roots` whose rows carry a `layout`; a folder whose
+    /// tables its manifest does not vouch for is skipped, with why.
+    pub fn with_databases(mut self, roots: &[PathBuf]) -> Self {
+        for root in roots {
+            match pipeline::inspect::databases(root, DATABASE_ROWS) {
+                Ok(found) => {
+                    for (file, table) in found {
+                        let columns: Vec<String> = table
+                            .columns
+                            .iter()
+                            .map(|c| c.split(" (").next().unwrap_or(c).to_owned())
+                            .collect();
+                        if columns.iter().any(|c| c == "layout") {
+                            self.databases.push(Database {
+                                root: root.clone(),
+                                file,
+                                columns,
+                                rows: table.rows,
+                                total: table.total_rows,
+                            });
+                        }
+                    }
+                }
+                Err(e) => self
+                    .skipped
+                    .push((root.display().to_string(), e.to_string())),
+            }
+        }
+        self
+    }
+}
+
 /// Everything the handlers share.
 #[derive(Debug)]
 pub struct App {
@@ -149,6 +204,7 @@ pub fn router(app: Arc<App>) -> Router {
             get(|| async { page(APP_CSS, "text/css; charset=utf-8") }),
         )
         .route("/api/catalog", get(catalog))
+        .route("/api/puzzles", get(puzzles))
         // A body can be trickled: POSTs are read within the deadline (GETs carry none, and
         // their work past the event loop gets the deadline in `answer`).
         .route(
@@ -237,7 +293,97 @@ async fn catalog(State(app): State<Arc<App>>) -> Response {
         .values()
         .map(|b| json!({ "id": b.id, "name": b.name }))
         .collect();
-    axum::Json(json!({ "named": named, "puzzles": puzzles })).into_response()
+    let databases: Vec<Value> = app
+        .catalog
+        .databases
+        .iter()
+        .map(|d| json!({ "file": d.file, "root": d.root, "rows": d.total }))
+        .collect();
+    axum::Json(json!({ "named": named, "puzzles": puzzles, "databases": databases }))
+        .into_response()
+}
+
+/// `h2v10s0` after `h2v9s0`: runs of digits compare as numbers.
+fn natural(text: &str) -> Vec<(String, u64)> {
+    let mut key = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let letters = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let (word, tail) = rest.split_at(letters);
+        let digits = tail
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(tail.len());
+        let (number, tail) = tail.split_at(digits);
+        key.push((word.to_owned(), number.parse().unwrap_or(0)));
+        rest = tail;
+    }
+    key
+}
+
+/// What `/api/puzzles` is asked: rows whose columns hold these values, from `offset`, at most
+/// `limit` (default 100, at most [`PUZZLES_LIMIT`]).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PuzzlesAsk {
+    pub metric: Option<String>,
+    pub piece_set: Option<String>,
+    pub offset: Option<usize>,
+    pub limit: Option<usize>,
+}
+
+/// The puzzle databases' rows (most moves first, as written), filtered, with the values each
+/// filter can take.
+async fn puzzles(
+    State(app): State<Arc<App>>,
+    ask: Result<Query<PuzzlesAsk>, QueryRejection>,
+) -> Response {
+    let ask = match ask {
+        Ok(Query(ask)) => ask,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e.body_text()),
+    };
+    let limit = ask.limit.unwrap_or(100);
+    if limit > PUZZLES_LIMIT {
+        return error(
+            StatusCode::BAD_REQUEST,
+            format!("limit {limit}: at most {PUZZLES_LIMIT} rows an answer"),
+        );
+    }
+    let offset = ask.offset.unwrap_or(0);
+    let filters = [("metric", &ask.metric), ("piece_set", &ask.piece_set)];
+    let mut out = Vec::new();
+    for d in &app.catalog.databases {
+        let column = |name: &str| d.columns.iter().position(|c| c == name);
+        let wanted: Vec<(usize, &String)> = filters
+            .iter()
+            .filter_map(|(name, value)| Some((column(name)?, value.as_ref()?)))
+            .collect();
+        let distinct = |name: &str| -> Vec<&String> {
+            let Some(k) = column(name) else {
+                return Vec::new();
+            };
+            let mut values: Vec<&String> = d.rows.iter().map(|r| &r[k]).collect();
+            values.sort_by_key(|v| natural(v));
+            values.dedup();
+            values
+        };
+        let matching: Vec<&Vec<String>> = d
+            .rows
+            .iter()
+            .filter(|r| wanted.iter().all(|(k, v)| &r[*k] == *v))
+            .collect();
+        out.push(json!({
+            "file": d.file,
+            "root": d.root,
+            "columns": d.columns,
+            "matching": matching.len(),
+            "rows": matching.iter().skip(offset).take(limit).collect::<Vec<_>>(),
+            "metrics": distinct("metric"),
+            "piece_sets": distinct("piece_set"),
+        }));
+    }
+    axum::Json(json!({ "databases": out })).into_response()
 }
 
 /// A request named by query parameters.

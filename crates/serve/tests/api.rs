@@ -412,3 +412,84 @@ async fn rush_hour_database_rows_open_as_layouts_and_puzzle_files() {
         assert_eq!(p["solvable"], true);
     }
 }
+
+/// The puzzles view's API: a run whose piece sets are closed under removing a piece serves its
+/// Klotski database, filtered by metric and piece set, each row a layout the position API plays
+/// at the row's distance; a folder without a database adds none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_klotski_database_is_listed_and_every_row_plays() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = Pipeline::parse(
+        "name = \"slice\"\noutput = \"unused\"\n[huarong]\npiece_sets = [\"h0v0s0\", \
+         \"h0v0s1\", \"h0v0s2\", \"h1v0s0\", \"h1v0s1\", \"h1v0s2\"]\nspaces = [\"unlabeled\"]\n\
+         metrics = [\"step\", \"piece\"]\nstate_tables = false\n",
+    )
+    .unwrap();
+    run_pipeline(&pipeline, Some(dir.path()), &RunOptions::default()).unwrap();
+    let roots = vec![dir.path().to_owned()];
+    let app = App {
+        atlas: Atlas::new(roots.clone(), 5_000_000),
+        catalog: Catalog::default().with_databases(&roots),
+    };
+    assert!(app.catalog.skipped.is_empty(), "{:?}", app.catalog.skipped);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(serve::serve(
+        listener,
+        Arc::new(app),
+        std::future::pending(),
+    ));
+    let mut c = Connection::open(addr).await.unwrap();
+
+    let catalog = ok(&mut c, "/api/catalog").await;
+    assert_eq!(catalog["databases"][0]["file"], "klotski_puzzles.parquet");
+    let all = ok(&mut c, "/api/puzzles?limit=1000").await;
+    let db = &all["databases"][0];
+    assert_eq!(db["metrics"], serde_json::json!(["piece", "step"]));
+    assert_eq!(
+        db["piece_sets"],
+        serde_json::json!(["h0v0s0", "h0v0s1", "h0v0s2", "h1v0s0", "h1v0s1", "h1v0s2"])
+    );
+    let columns: Vec<&str> = db["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    let col = |name: &str| columns.iter().position(|&c| c == name).unwrap();
+    let rows = db["rows"].as_array().unwrap();
+    assert_eq!(rows.len() as u64, db["matching"].as_u64().unwrap());
+    assert!(rows.len() >= 6);
+    for row in rows {
+        let (metric, layout) = (
+            row[col("metric")].as_str().unwrap(),
+            row[col("layout")].as_str().unwrap(),
+        );
+        let p = ok(&mut c, &position(layout, metric)).await;
+        assert_eq!(
+            p["distance"].to_string(),
+            row[col("moves")].as_str().unwrap(),
+            "{row}"
+        );
+    }
+    // Filters and paging.
+    let some = ok(&mut c, "/api/puzzles?metric=piece&piece_set=h1v0s2&limit=1").await;
+    let db = &some["databases"][0];
+    let matching = db["matching"].as_u64().unwrap();
+    let expected = rows
+        .iter()
+        .filter(|r| r[col("metric")] == "piece" && r[col("piece_set")] == "h1v0s2")
+        .count();
+    assert_eq!(matching as usize, expected);
+    assert_eq!(db["rows"].as_array().unwrap().len(), 1.min(expected));
+    let (status, body) = get(&mut c, "/api/puzzles?limit=1001").await;
+    assert_eq!(status, 400, "{body}");
+    let (status, body) = get(&mut c, "/api/puzzles?colour=red").await;
+    assert_eq!(status, 400, "{body}");
+
+    // The classic tables hold no database.
+    let classic = tempfile::tempdir().unwrap();
+    tables(classic.path());
+    let catalog = Catalog::default().with_databases(&[classic.path().to_owned()]);
+    assert!(catalog.databases.is_empty() && catalog.skipped.is_empty());
+}

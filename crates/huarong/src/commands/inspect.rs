@@ -9,7 +9,7 @@ use super::emit;
 pub struct Args {
     /// The output folder, e.g. outputs/huarong.
     dir: PathBuf,
-    /// Most records to print.
+    /// Most records, and puzzles of each database, to print.
     #[arg(long, default_value_t = 30)]
     rows: usize,
 }
@@ -42,6 +42,14 @@ fn format_inspection(dir: &Path, seen: &pipeline::inspect::Inspection) -> String
     if let Some(patterns) = &seen.patterns {
         out += "\npattern databases\n";
         out += &render::table(&strip_types(&patterns.columns), &patterns.rows);
+    }
+    for (file, head) in &seen.databases {
+        out += &format!(
+            "\n{file} ({} of {} puzzles)\n",
+            head.rows.len(),
+            head.total_rows
+        );
+        out += &render::table(&strip_types(&head.columns), &head.rows);
     }
     out += "\ntables\n";
     let rows: Vec<Vec<String>> = seen

@@ -40,7 +40,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let roots = table_roots(args.tables)?;
     let puzzles = args.puzzles;
     let catalog = serve::Catalog::load(puzzles.exists().then_some(puzzles.as_path()))
-        .context("loading the puzzle files")?;
+        .context("loading the puzzle files")?
+        .with_databases(&roots);
     for (file, why) in &catalog.skipped {
         warn(&format!("skipping {file}: {why}"));
     }
