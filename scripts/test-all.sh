@@ -36,8 +36,8 @@ fi
 huarong="${CARGO_TARGET_DIR:-target}/release/huarong"
 
 echo "== python package: pip wheel ./python (maturin), pytest in a fresh virtualenv"
-# maturin builds crates/huarong-py in the same target directory with the workspace's features,
-# so only the extension itself is compiled again.
+# maturin builds crates/huarong-py in the same target directory: the extension and the query
+# crates it depends on (atlas and below; no polars, timely or web server), a minute at most.
 "$venv/bin/pip" wheel --quiet --disable-pip-version-check --no-deps ./python -w "$scratch/wheel"
 wheel=$(ls "$scratch"/wheel/huarong-*.whl)
 python3 -m venv "$scratch/package-venv"

@@ -1,8 +1,8 @@
 //! `huarong._native`: the Python extension behind `python/huarong/__init__.py`.
 //!
 //! Everything here is a thin conversion to the library crates: positions are solved through
-//! the one solve path (`pipeline::play::Atlas`, as `huarong solve` and `serve` do), output
-//! folders are read through `pipeline::outputs` (verified, vouched for by their export), and
+//! the one solve path (`atlas::play::Atlas`, as `huarong solve` and `serve` do), output
+//! folders are read through `atlas::outputs` (verified, vouched for by their export), and
 //! dnomd343/klotski's codes come from `klotski::codes`. A table is handed to Python as a
 //! [`Mapping`] over the artifact's memory map with numpy's array interface (read-only), so
 //! `numpy.asarray` gives an array over the file's pages with no copy and no unsafe code.
@@ -14,9 +14,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex};
 
+use atlas::outputs::{Outputs, OutputsError, Values};
+use atlas::play::Atlas;
 use huarong_core::driver::{SolveError, SolveRequest};
-use pipeline::outputs::{Outputs, OutputsError, Values};
-use pipeline::play::Atlas;
 use pyo3::exceptions::{PyFileNotFoundError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -36,7 +36,7 @@ fn atlas(roots: Vec<PathBuf>, limit: u64) -> Arc<Atlas> {
 
 /// The table roots: the given folders, else every folder under `outputs/` (as `huarong solve`).
 fn roots(tables: Option<Vec<PathBuf>>) -> Vec<PathBuf> {
-    tables.unwrap_or_else(pipeline::solve::default_roots)
+    tables.unwrap_or_else(atlas::solve::default_roots)
 }
 
 /// The puzzle file of a request: a path that exists is read, anything else is the file's text.
@@ -56,9 +56,9 @@ fn puzzle_file(path_or_text: &str) -> PyResult<(String, String)> {
     Ok(("pasted.toml".to_owned(), path_or_text.to_owned()))
 }
 
-fn solve_error(e: pipeline::solve::Error) -> PyErr {
+fn solve_error(e: atlas::solve::Error) -> PyErr {
     match e {
-        pipeline::solve::Error::Search(e @ (SolveError::Limit(_) | SolveError::Nodes(_))) => {
+        atlas::solve::Error::Search(e @ (SolveError::Limit(_) | SolveError::Nodes(_))) => {
             PyRuntimeError::new_err(format!("{e} (raise max_states)"))
         }
         other => PyValueError::new_err(other.to_string()),
@@ -85,10 +85,10 @@ fn solve<'py>(
                 puzzle: file.as_ref().map(|(p, t)| (p.as_str(), t.as_str())),
                 goal: goal.as_deref(),
             };
-            let instance = pipeline::solve::instance(&request)?;
+            let instance = atlas::solve::instance(&request)?;
             let atlas = atlas(roots(tables), max_states);
             let solution = atlas.solve_instance(instance.as_ref(), metric.as_deref())?;
-            Ok::<_, pipeline::solve::Error>((solution, instance.codes()))
+            Ok::<_, atlas::solve::Error>((solution, instance.codes()))
         })
         .map_err(solve_error)?;
     let out = PyDict::new(py);
@@ -97,10 +97,10 @@ fn solve<'py>(
     out.set_item("path", path.map(|p| p.layouts.clone()).unwrap_or_default())?;
     out.set_item("metric", &solution.metric)?;
     let source = match &solution.source {
-        pipeline::solve::Source::Tables(_) => "tables",
-        pipeline::solve::Source::Explored(_) => "explored",
-        pipeline::solve::Source::Searched => "search",
-        pipeline::solve::Source::Patterns { .. } => "patterns",
+        atlas::solve::Source::Tables(_) => "tables",
+        atlas::solve::Source::Explored(_) => "explored",
+        atlas::solve::Source::Searched => "search",
+        atlas::solve::Source::Patterns { .. } => "patterns",
     };
     out.set_item("source", source)?;
     for (name, value) in codes {
@@ -119,7 +119,7 @@ fn moves(position: Option<String>, metric: &str, puzzle: Option<String>) -> PyRe
         puzzle: file.as_ref().map(|(p, t)| (p.as_str(), t.as_str())),
         goal: None,
     };
-    let instance = pipeline::solve::instance(&request).map_err(solve_error)?;
+    let instance = atlas::solve::instance(&request).map_err(solve_error)?;
     let steps = instance
         .moves(metric)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -169,7 +169,7 @@ fn outputs_error(e: OutputsError) -> PyErr {
         OutputsError::NotAnOutput(_) | OutputsError::NoPipeline { .. } => {
             PyFileNotFoundError::new_err(e.to_string())
         }
-        OutputsError::Config(pipeline::ConfigError::Read { source, .. })
+        OutputsError::Config(atlas::config::ConfigError::Read { source, .. })
             if source.kind() == std::io::ErrorKind::NotFound =>
         {
             PyFileNotFoundError::new_err(e.to_string())
@@ -285,7 +285,7 @@ impl Mapping {
     }
 }
 
-/// A finished output folder (`pipeline::outputs::Outputs`).
+/// A finished output folder (`atlas::outputs::Outputs`).
 #[pyclass(frozen, module = "huarong._native")]
 #[derive(Debug)]
 struct Folder {

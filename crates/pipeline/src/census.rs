@@ -493,6 +493,23 @@ fn report(
     })
 }
 
+/// What the next run expects of a universe's census and its chunks (keyed as [`expected`]'s).
+pub fn expected_universe(
+    universe: &dyn huarong_core::Universe,
+    out: &mut std::collections::HashMap<String, space::Expected>,
+) {
+    out.insert(
+        format!("{}/{}", universe.id(), space::files::UNIVERSE),
+        space::Expected::Fingerprint(space::universe_fingerprint(universe)),
+    );
+    for (path, fp) in expected_chunks(universe, u64::MAX) {
+        out.insert(
+            path.to_string_lossy().into_owned(),
+            space::Expected::Optional(fp),
+        );
+    }
+}
+
 /// The chunk files a universe's folder may hold (relative to the output folder), with their
 /// fingerprints: for `verify` and prune.
 pub fn expected_chunks(universe: &dyn Universe, bound: u64) -> Vec<(PathBuf, u64)> {

@@ -11,85 +11,16 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use huarong_core::driver::{Plan, SpaceView};
-use huarong_core::{Fingerprint, Outcome, Table};
+use huarong_core::{Outcome, Table};
 
 use crate::run::{PatternReport, RunOptions, SpaceReport, UniverseReport};
-use crate::space::{self, OpenSpace};
-use crate::{Pipeline, PipelineError, manifest, tables};
+use atlas::manifest;
+use atlas::space::{self, OpenSpace};
 
-/// The export's algorithm version: bump it whenever the same inputs give other table bytes.
-/// 4: one export path for every puzzle (the registry); `component_sizes.parquet` for all.
-/// 5: a states table's code columns (Huarong Dao: `common_code`, `short_code`).
-/// 6: `index` and `component` columns delta-encoded (the same values).
-pub const VERSION: u32 = 7;
+use crate::{Pipeline, PipelineError, tables};
 
-/// The fingerprint the export of `pipeline` over `plan`'s spaces in `output` must carry (the
-/// spaces' artifact headers are read, not verified: the stages just did that).
-pub fn fingerprint(pipeline: &Pipeline, plan: &Plan, output: &Path) -> Result<u64, PipelineError> {
-    let checksums = plan
-        .spaces
-        .iter()
-        .map(|spec| space::checksum(&space::dir(output, spec), spec))
-        .collect::<Result<Vec<u64>, _>>()?;
-    let patterns = plan
-        .patterns
-        .iter()
-        .map(|a| space::pattern_dir(output, a.as_ref()).join(space::files::PATTERN))
-        .collect::<Vec<_>>();
-    let universes = plan
-        .universes
-        .iter()
-        .map(|u| space::universe_dir(output, u.as_ref()).join(space::files::UNIVERSE))
-        .collect::<Vec<_>>();
-    let peek = |paths: Vec<std::path::PathBuf>| {
-        paths
-            .iter()
-            .map(|path| {
-                Ok(huarong_core::Artifact::peek_header(path)
-                    .map_err(huarong_core::StageError::from)?
-                    .checksum)
-            })
-            .collect::<Result<Vec<u64>, PipelineError>>()
-    };
-    Ok(fingerprint_of(
-        pipeline,
-        plan,
-        &checksums,
-        &peek(patterns)?,
-        &peek(universes)?,
-    ))
-}
-
-/// [`fingerprint`] from each space's artifact checksum ([`space::checksum_of`]), each
-/// pattern database's and each universe's.
-fn fingerprint_of(
-    pipeline: &Pipeline,
-    plan: &Plan,
-    checksums: &[u64],
-    patterns: &[u64],
-    universes: &[u64],
-) -> u64 {
-    let mut fp = Fingerprint::new("export", VERSION);
-    fp.add_u64(pipeline.section_key);
-    fp.add_list(plan.spaces.len());
-    for (spec, &checksum) in plan.spaces.iter().zip(checksums) {
-        fp.add_str(&spec.puzzle.space_id()).add_u64(checksum);
-    }
-    // Pipelines without pattern databases keep their fingerprints.
-    if !plan.patterns.is_empty() {
-        fp.add_list(plan.patterns.len());
-        for (a, &checksum) in plan.patterns.iter().zip(patterns) {
-            fp.add_str(&a.id()).add_u64(checksum);
-        }
-    }
-    if !plan.universes.is_empty() {
-        fp.add_list(plan.universes.len());
-        for (u, &checksum) in plan.universes.iter().zip(universes) {
-            fp.add_str(&u.id()).add_u64(checksum);
-        }
-    }
-    fp.finish()
-}
+use atlas::fingerprint::fingerprint_of;
+pub use atlas::fingerprint::{VERSION, fingerprint};
 
 /// Writes the Parquet tables (or reuses a verified export with the same inputs); fills in the
 /// summary spaces' answers when it writes.

@@ -10,15 +10,12 @@ pub mod census;
 pub mod export;
 pub mod folder;
 pub mod inspect;
-pub mod manifest;
-pub mod outputs;
-pub mod play;
 pub mod prune;
 pub mod run;
-pub mod solve;
-pub mod space;
 pub mod tables;
 pub mod verify;
+/// The query side (the `atlas` crate): the folder layout, the manifest, and the readers.
+pub use atlas::{manifest, outputs, play, solve, space};
 
 use std::path::{Path, PathBuf};
 
@@ -48,6 +45,15 @@ pub enum PipelineError {
     /// Another run writes the output folder.
     #[error(transparent)]
     Busy(#[from] folder::LockError),
+}
+
+impl From<atlas::IoError> for PipelineError {
+    fn from(e: atlas::IoError) -> Self {
+        PipelineError::Io {
+            path: e.path,
+            source: e.source,
+        }
+    }
 }
 
 /// The result of a whole pipeline run.

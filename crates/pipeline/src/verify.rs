@@ -28,7 +28,7 @@ pub fn verify(dir: &Path, pipeline: Option<&Pipeline>) -> std::io::Result<Vec<Fi
         space::expected_pattern(a.as_ref(), &mut expected);
     }
     for u in &plan.universes {
-        space::expected_universe(u.as_ref(), &mut expected);
+        crate::census::expected_universe(u.as_ref(), &mut expected);
     }
     let export_problem = match export::fingerprint(pipeline, &plan, dir) {
         Err(_) => Some("stale: the export's input artifacts are missing or bad".to_owned()),

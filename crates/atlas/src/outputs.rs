@@ -16,8 +16,9 @@ use huarong_core::driver::{Plan, SpaceSpec};
 use huarong_core::{Puzzle, StageError, shards};
 use rayon::prelude::*;
 
+use crate::manifest;
 use crate::space::{self, files};
-use crate::{Pipeline, PipelineError, manifest};
+use pipeline_config::{ConfigError, Pipeline};
 
 /// Why an output folder or one of its tables cannot be read.
 #[derive(Debug, thiserror::Error)]
@@ -54,9 +55,7 @@ pub enum OutputsError {
     #[error("{file}: {why} (`huarong run` rebuilds it; `huarong verify` checks every file)")]
     Unverified { file: PathBuf, why: String },
     #[error(transparent)]
-    Pipeline(#[from] PipelineError),
-    #[error(transparent)]
-    Config(#[from] crate::ConfigError),
+    Config(#[from] ConfigError),
     #[error(transparent)]
     Stage(#[from] StageError),
 }
@@ -125,7 +124,7 @@ impl Outputs {
         };
         let loaded = load(&pipeline, &base)?;
         let plan = loaded.section.spaces();
-        let fingerprint = crate::export::fingerprint(&loaded, &plan, dir);
+        let fingerprint = crate::fingerprint::fingerprint(&loaded, &plan, dir);
         if fingerprint.ok() != Some(stored) {
             return Err(OutputsError::NotMadeBy {
                 dir: dir.to_owned(),
@@ -366,7 +365,6 @@ impl Outputs {
 
 /// A pipeline whose relative file names are relative to `base`.
 fn load(pipeline: &Path, base: &Path) -> Result<Pipeline, OutputsError> {
-    use crate::ConfigError;
     let text = std::fs::read_to_string(pipeline).map_err(|source| ConfigError::Read {
         path: pipeline.to_owned(),
         source,

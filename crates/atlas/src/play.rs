@@ -16,9 +16,9 @@ use huarong_core::driver::{Instance, SolveRequest};
 use huarong_core::picture::Picture;
 use huarong_core::{Fingerprint, Puzzle, UNREACHABLE, metric_index};
 
+use crate::farthest::representatives;
 use crate::solve::{DistanceTables, Error, instance};
 pub use crate::solve::{Solution, Source};
-use crate::tables::representatives;
 
 /// Explored components kept for reuse (at most; fewer when a memory budget bounds their states).
 const EXPLORED_CACHE: usize = 16;

@@ -1,7 +1,7 @@
 //! The export manifest: which Parquet files an export wrote, from which inputs.
 //!
 //! Parquet files carry no artifact header, so the export records its fingerprint (see
-//! [`crate::export::fingerprint`]) and each file's size and xxh3 in `export.manifest`, written
+//! [`crate::fingerprint::fingerprint`]) and each file's size and xxh3 in `export.manifest`, written
 //! last and atomically:
 //!
 //! ```text
@@ -17,7 +17,7 @@ use std::path::Path;
 
 use huarong_core::artifact::{Artifact, hash_file};
 
-use crate::PipelineError;
+use crate::IoError;
 
 /// The manifest's file name inside a pipeline's output folder.
 pub const FILE: &str = "export.manifest";
@@ -81,8 +81,8 @@ pub fn write(
     fingerprint: u64,
     dir: &Path,
     tables: &[(String, u64)],
-) -> Result<(), PipelineError> {
-    let io = |source| PipelineError::Io {
+) -> Result<(), IoError> {
+    let io = |source| IoError {
         path: path.to_owned(),
         source,
     };

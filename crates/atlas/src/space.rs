@@ -63,20 +63,6 @@ pub fn universe_fingerprint(universe: &dyn huarong_core::Universe) -> u64 {
     fp.finish()
 }
 
-/// What the next run expects of a universe's census and its chunks (keyed as [`expected`]'s).
-pub fn expected_universe(
-    universe: &dyn huarong_core::Universe,
-    out: &mut HashMap<String, Expected>,
-) {
-    out.insert(
-        format!("{}/{}", universe.id(), files::UNIVERSE),
-        Expected::Fingerprint(universe_fingerprint(universe)),
-    );
-    for (path, fp) in crate::census::expected_chunks(universe, u64::MAX) {
-        out.insert(path.to_string_lossy().into_owned(), Expected::Optional(fp));
-    }
-}
-
 /// The folder of a pattern database: `<output>/<abstraction id>/`.
 pub fn pattern_dir(output: &Path, abstraction: &dyn Abstraction) -> PathBuf {
     output.join(abstraction.id())

@@ -1,0 +1,51 @@
+//! The dependency rules of ARCHITECTURE.md, read off `cargo tree`: only the export crate
+//! depends on polars, and the query side (`atlas`) and the Python extension build no Parquet
+//! writer, dataflow engine or web server — so `pip install ./python` compiles none of them.
+
+use std::process::Command;
+
+/// The crates `args` lists (`cargo tree … --prefix none`), names only.
+fn tree(args: &[&str]) -> Vec<String> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(root)
+        .args(["tree", "--offline", "-e", "normal", "--prefix", "none"])
+        .args(args)
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        out.status.success(),
+        "cargo tree {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn only_the_export_crate_depends_on_polars() {
+    let dependents = tree(&["--workspace", "-i", "polars", "--depth", "1"]);
+    assert_eq!(dependents, ["export", "polars"]);
+}
+
+#[test]
+fn the_query_side_and_the_python_extension_build_no_writer_engine_or_server() {
+    for krate in ["atlas", "huarong-py"] {
+        let deps = tree(&["-p", krate]);
+        assert!(deps.len() > 10, "{krate}: {deps:?}");
+        for banned in [
+            "polars", "export", "pipeline", "dataflow", "timely", "axum", "tokio", "hyper", "serve",
+        ] {
+            assert!(
+                !deps.iter().any(|d| d == banned),
+                "{krate} depends on {banned}: {deps:?}"
+            );
+        }
+    }
+}
