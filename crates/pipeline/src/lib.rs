@@ -276,7 +276,7 @@ fn check_fits(plan: &Plan, bound: u64) -> Result<(), PipelineError> {
 }
 
 /// `n` with thousands separators: 10,461,394,944,000.
-pub(crate) fn thousands(n: u64) -> String {
+pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {

@@ -277,8 +277,8 @@ fn the_universe_is_hardest_at_138_in_h2v3s4_only() {
         let rows: Vec<&Vec<String>> = puzzles.rows.iter().filter(|r| metric(r) == m).collect();
         computed.push(vec![
             format!("`{m}`"),
-            grouped(solvable),
-            grouped(rows.len() as u64),
+            pipeline::thousands(solvable),
+            pipeline::thousands(rows.len() as u64),
             format!(
                 "{}: `{}`, `{}`",
                 moves(rows[0]),
@@ -301,19 +301,6 @@ fn the_universe_is_hardest_at_138_in_h2v3s4_only() {
         })
         .collect();
     assert_eq!(documented, computed);
-}
-
-/// 1234567 as `1,234,567`.
-fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (k, d) in digits.chars().enumerate() {
-        if k > 0 && (digits.len() - k).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
 }
 
 const UNIVERSE: &str = "name = \"universe\"\noutput = \"unused\"\n[huarong]\n\

@@ -29,10 +29,15 @@ fn tables(dir: &Path) {
 
 /// Starts a server (tables under `roots`, the repository's puzzle files) on a free port.
 async fn start(roots: Vec<PathBuf>) -> SocketAddr {
-    let app = App {
+    serve_app(App {
         atlas: Atlas::new(roots, 5_000_000),
         catalog: Catalog::load(Some(&repo().join("puzzles"))).unwrap(),
-    };
+    })
+    .await
+}
+
+/// Starts a server for `app` on a free port.
+async fn serve_app(app: App) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(serve::serve(
@@ -432,13 +437,7 @@ async fn the_klotski_database_is_listed_and_every_row_plays() {
         catalog: Catalog::default().with_databases(&roots),
     };
     assert!(app.catalog.skipped.is_empty(), "{:?}", app.catalog.skipped);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(serve::serve(
-        listener,
-        Arc::new(app),
-        std::future::pending(),
-    ));
+    let addr = serve_app(app).await;
     let mut c = Connection::open(addr).await.unwrap();
 
     let catalog = ok(&mut c, "/api/catalog").await;
