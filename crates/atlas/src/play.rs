@@ -297,13 +297,21 @@ impl Atlas {
             })
         };
         let Some((puzzle, code)) = instance.table_space() else {
-            return searched(metric.unwrap_or(DEFAULT_METRIC).to_owned());
+            // No space to hold tables (sliding tiles too many for a code): the family's
+            // search, over pattern databases when the roots hold some.
+            let metric = metric
+                .or(instance.default_metric())
+                .unwrap_or(DEFAULT_METRIC);
+            return match self.informed(instance, None, metric)? {
+                Some(solution) => Ok(solution),
+                None => searched(metric.to_owned()),
+            };
         };
         let metric = pick_metric(puzzle, metric)?;
         let key = space_key(puzzle);
         let held = self.holding(puzzle, key, code, &metric, cancel)?;
         if held.is_none()
-            && let Some(solution) = self.informed(instance, puzzle, &metric)?
+            && let Some(solution) = self.informed(instance, puzzle.size_hint(), &metric)?
         {
             return Ok(solution);
         }
@@ -357,7 +365,7 @@ impl Atlas {
         {
             return Ok(None);
         }
-        let Some(solution) = self.informed(instance, puzzle, metric)? else {
+        let Some(solution) = self.informed(instance, puzzle.size_hint(), metric)? else {
             return Ok(None);
         };
         let distance = |s: &Solution| s.path.as_ref().map(|p| (p.layouts.len() - 1) as u16);
@@ -373,7 +381,7 @@ impl Atlas {
             };
             let next = crate::solve::instance(&next)?;
             // The same space and databases (unless they went away meanwhile: no distance).
-            let solved = self.informed(next.as_ref(), puzzle, metric)?;
+            let solved = self.informed(next.as_ref(), puzzle.size_hint(), metric)?;
             moves.push(Move::of(&picture, step, solved.as_ref().and_then(distance)));
         }
         Ok(Some(Position {
@@ -395,18 +403,19 @@ impl Atlas {
     }
 
     /// The family's heuristic search, when the instance has one and either pattern databases of
-    /// it are under the roots or its space is too big to explore: `None` otherwise.
+    /// it are under the roots or its space (of `size` positions, if known) is too big to
+    /// explore: `None` otherwise.
     fn informed(
         &self,
         instance: &dyn Instance,
-        puzzle: &dyn Puzzle,
+        size: Option<u64>,
         metric: &str,
     ) -> Result<Option<Solution>, Error> {
         let Some(prefix) = instance.pattern_prefix() else {
             return Ok(None);
         };
         let found = self.databases(instance, &prefix)?;
-        let too_big = puzzle.size_hint().is_some_and(|n| n > self.limit);
+        let too_big = size.is_some_and(|n| n > self.limit);
         if found.is_empty() && !too_big {
             return Ok(None);
         }
@@ -463,7 +472,8 @@ impl Atlas {
                 let db = match cached {
                     Some(db) => db,
                     None => match crate::space::open_pattern(root, a.as_ref())? {
-                        Some(db) => {
+                        Some(mut db) => {
+                            db.load_resident();
                             let db = Arc::new(db);
                             self.databases
                                 .lock()

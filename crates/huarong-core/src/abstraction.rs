@@ -13,12 +13,13 @@
 //! the pattern's pieces in the real puzzle, which disjoint patterns add up (Korf & Felner,
 //! "Disjoint pattern database heuristics", Artificial Intelligence 134, 2002).
 //!
-//! Regions are bit masks over at most 16 cells (cell `c` is bit `c`).
+//! Regions are bit masks over at most 32 cells (cell `c` is bit `c`).
 
 use crate::artifact::Fingerprint;
 
-/// Most cells an abstraction's board may have (regions are 16-bit masks).
-pub const MAX_CELLS: usize = 16;
+/// Most cells an abstraction's board may have (the `patterns` stage keeps 2 bits per cell of
+/// a placement in one 64-bit word).
+pub const MAX_CELLS: usize = 32;
 
 /// A ranked abstract space; see the module documentation.
 pub trait Abstraction: Send + Sync + std::fmt::Debug {
@@ -42,23 +43,23 @@ pub trait Abstraction: Send + Sync + std::fmt::Debug {
     fn cells(&self) -> usize;
 
     /// The goal: its placement and the region of the goal's blank.
-    fn goal(&self) -> (u64, u16);
+    fn goal(&self) -> (u64, u64);
 
     /// The free cells of `placement`.
-    fn free(&self, placement: u64) -> u16;
+    fn free(&self, placement: u64) -> u64;
 
     /// The region of `cell` among the free cells `free` (the cells connected to it through
     /// free cells).
-    fn region(&self, free: u16, cell: usize) -> u16;
+    fn region(&self, free: u64, cell: usize) -> u64;
 
     /// Every move of a pattern piece of `placement` into the blank's `region`: `next` gets the
     /// placement it leads to and the blank's region there (around the cell the piece left).
-    fn moves(&self, placement: u64, region: u16, next: &mut dyn FnMut(u64, u16));
+    fn moves(&self, placement: u64, region: u64, next: &mut dyn FnMut(u64, u64));
 
     /// [`Abstraction::moves`] from every region of `placement` holding a cell of `front` (a
     /// union of whole regions); returns those regions' cells. An abstraction may do it in one
     /// decoding of the placement.
-    fn expand(&self, placement: u64, front: u16, next: &mut dyn FnMut(u64, u16)) -> u16 {
+    fn expand(&self, placement: u64, front: u64, next: &mut dyn FnMut(u64, u64)) -> u64 {
         let free = self.free(placement);
         let (mut left, mut done) = (front, 0);
         while left != 0 {

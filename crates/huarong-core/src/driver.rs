@@ -114,6 +114,12 @@ pub trait Instance {
     /// The start as a picture.
     fn picture(&self) -> Picture;
 
+    /// The metric a request that names none is solved in, for an instance without a
+    /// [`Instance::table_space`] (whose puzzle would say); `None`: the caller's default.
+    fn default_metric(&self) -> Option<&'static str> {
+        None
+    }
+
     /// Whether a heuristic search of this instance ([`Instance::solve_informed`]) can use
     /// pattern databases whose ids start with this prefix (the folders `<root>/<id>/` under the
     /// table roots); `None` when the family has no such search.

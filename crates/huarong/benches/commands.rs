@@ -563,6 +563,91 @@ fn fifteen(runs: usize, scratch: &Path) {
     }
 }
 
+/// The twenty-four puzzle: the 6-6-6-6 databases of pipelines/twenty-four-pdb.toml built by
+/// `huarong run` (fresh folder, `sync` first, once: about 3.5 minutes), then each of Korf &
+/// Taylor's instances asked for (`--instances 1,2`, the default) solved by its own `huarong
+/// solve --positions … --json`: wall time, peak RSS, nodes expanded and generated, and the
+/// generation rate; each length asserted equal to the published optimum
+/// (puzzles/korf-taylor-24.txt) and each path replayed move by move to Korf's goal.
+fn twenty_four(instances: &[usize], scratch: &Path) {
+    println!("Twenty-four puzzle: 6-6-6-6 pattern databases, then Korf & Taylor's instances");
+    let out = scratch.join("twenty-four-pdb");
+    let file = scratch.join("twenty-four-pdb.toml");
+    let text = std::fs::read_to_string(root().join("pipelines/twenty-four-pdb.toml"))
+        .unwrap()
+        .replace(
+            "output = \"outputs/twenty-four-pdb\"",
+            &format!("output = \"{}\"", out.display()),
+        )
+        .replace("\"puzzles/", &format!("\"{}/puzzles/", root().display()));
+    std::fs::write(&file, text).unwrap();
+    sync();
+    let built = run_command(file.to_str().unwrap(), &out, false);
+    println!(
+        "  build  {:>8.2} s  peak RSS {:.2} GB  written {:.2} GB",
+        built.seconds,
+        built.peak_rss as f64 / 1e9,
+        built.bytes as f64 / 1e9
+    );
+    let list = std::fs::read_to_string(root().join("puzzles/korf-taylor-24.txt")).unwrap();
+    let all: Vec<(&str, u64)> = list
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let (pos, rest) = l.split_once('#').unwrap();
+            let n = rest.split(": ").nth(1).unwrap().split(' ').next().unwrap();
+            (pos.trim(), n.parse().unwrap())
+        })
+        .collect();
+    for &k in instances {
+        let (position, optimum) = all[k - 1];
+        let one = scratch.join(format!("instance-{k}.txt"));
+        std::fs::write(&one, format!("{position}\n")).unwrap();
+        let (m, stdout) = huarong(&[
+            "solve",
+            "--puzzle",
+            "puzzles/twenty-four.toml",
+            "--positions",
+            one.to_str().unwrap(),
+            "--tables",
+            out.to_str().unwrap(),
+            "--max-states",
+            "1000000000000",
+            "--json",
+        ]);
+        let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        assert_eq!(v["moves"].as_u64(), Some(optimum), "instance {k}: {v}");
+        let path: Vec<Vec<u8>> = v["path"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().replace('/', "").into_bytes())
+            .collect();
+        assert_eq!(path.len() as u64, optimum + 1);
+        assert_eq!(path[0], position.replace('/', "").into_bytes());
+        assert_eq!(path.last().unwrap(), b".123456789ABCDEFGHIJKLMNO");
+        for w in path.windows(2) {
+            let blank = |p: &[u8]| p.iter().position(|&c| c == b'.').unwrap();
+            let (x, y) = (blank(&w[0]), blank(&w[1]));
+            assert!(x.abs_diff(y) == 5 || (x / 5 == y / 5 && x.abs_diff(y) == 1));
+            let mut swapped = w[0].clone();
+            swapped.swap(x, y);
+            assert_eq!(swapped, w[1], "instance {k}: one tile into the blank");
+        }
+        let (nodes, generated) = (
+            v["nodes"].as_u64().unwrap(),
+            v["generated"].as_u64().unwrap(),
+        );
+        println!(
+            "  instance {k:>2}  {optimum} moves  {:>8.1} s  peak RSS {:.2} GB  {nodes} nodes \
+             expanded, {generated} generated ({:.1} M/s)",
+            m.seconds,
+            m.peak_rss as f64 / 1e9,
+            generated as f64 / m.seconds / 1e6
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let Some(k) = args.iter().position(|a| a == "--baseline") {
@@ -593,14 +678,15 @@ fn main() {
                 "rush-hour",
                 "rush-hour-6",
                 "fifteen",
+                "twenty-four",
                 "pipelines",
             ]
             .contains(a)
         })
         .collect();
-    // The fifteen puzzle's databases and the 6 x 6 Rush Hour universe (about 15 minutes each)
-    // only when asked for.
-    let long = ["fifteen", "rush-hour-6"];
+    // The fifteen and twenty-four puzzles' databases and the 6 x 6 Rush Hour universe (minutes
+    // to hours each) only when asked for.
+    let long = ["fifteen", "rush-hour-6", "twenty-four"];
     let wants = |name: &str| (picked.is_empty() && !long.contains(&name)) || picked.contains(&name);
     let scratch = tempfile::tempdir().unwrap();
     if wants("main") {
@@ -620,5 +706,18 @@ fn main() {
     }
     if wants("pipelines") {
         pipelines(runs, scratch.path());
+    }
+    if wants("twenty-four") {
+        let instances: Vec<usize> = args
+            .iter()
+            .position(|a| a == "--instances")
+            .and_then(|k| args.get(k + 1))
+            .map(|l| {
+                l.split(',')
+                    .map(|n| n.parse().expect("--instances takes numbers 1-10"))
+                    .collect()
+            })
+            .unwrap_or(vec![1, 2]);
+        twenty_four(&instances, scratch.path());
     }
 }

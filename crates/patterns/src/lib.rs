@@ -4,13 +4,14 @@
 //!
 //! A search state is a placement and the blank's region among its free cells. The search is
 //! level-synchronous and parallel over the placements in index order, keeping 2 bits per
-//! placement and cell in one 32-bit word: 0 unvisited, then the level's parity (1 or 2) for
+//! placement and cell in one word (32 bits, or 64 past 16 cells): 0 unvisited, then the level's parity (1 or 2) for
 //! the cells of a region reached on the current or next level, 3 once its moves are expanded.
 //! A region is claimed by one compare-and-swap of its cells' bits, so no state is expanded
 //! twice; the placement's distance is the level of its first claimed region (one byte, written
 //! once). A chunk of placements is scanned on a level only if something in it was claimed on
-//! the level before. Memory: 5 bytes per placement (2.6 GB for the 518,918,400 placements of
-//! the fifteen puzzle's 8-tile group).
+//! the level before. Memory: 5 bytes per placement on boards of at most 16 cells (2.6 GB for
+//! the 518,918,400 placements of the fifteen puzzle's 8-tile group), 9 up to 32 cells (the
+//! codes in a 64-bit word: 1.1 GB for a 6-tile group of the twenty-four puzzle).
 //!
 //! The artifact (kind `pattern`) holds `[placements, largest value, bits per value]`, the
 //! number of placements at each value, and the values: 4 bits each when every placement is
@@ -19,7 +20,7 @@
 //! it.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
 
 use huarong_core::abstraction::Values;
 use huarong_core::{
@@ -35,8 +36,6 @@ const VERSION: u32 = 1;
 pub const UNREACHED: u8 = u8::MAX;
 /// Placements per chunk (the unit of parallel work and of the skip flags).
 const CHUNK: usize = 1 << 12;
-/// Bytes of memory per placement while building (the 2-bit cell codes and the distance).
-pub const BUILD_BYTES_PER_PLACEMENT: u64 = 5;
 
 /// The fingerprint of `a`'s database: the stage and its version, the abstraction's
 /// parameters.
@@ -50,7 +49,12 @@ pub fn fingerprint<A: Abstraction + ?Sized>(a: &A) -> u64 {
 #[derive(Debug)]
 pub struct Database {
     artifact: Artifact,
+    /// The values copied to anonymous memory ([`Database::load_resident`]).
+    resident: Option<memmap2::MmapMut>,
 }
+
+/// Databases smaller than this are searched where they are mapped: they fit the caches' reach.
+pub const RESIDENT_FROM: usize = 32 << 20;
 
 impl Database {
     /// Opens and verifies the database of `a` at `path`.
@@ -94,12 +98,36 @@ impl Database {
         if counts.len() as u64 != max + 1 || counts.iter().sum::<u64>() > n {
             return Err(bad("counts that do not match the values".into()));
         }
-        Ok(Database { artifact })
+        Ok(Database {
+            artifact,
+            resident: None,
+        })
+    }
+
+    /// Copies the values (from [`RESIDENT_FROM`] bytes) to anonymous memory the kernel is
+    /// asked to back with huge pages, 2 MiB on x86-64 instead of 4 KiB: a search's lookups,
+    /// scattered over hundreds of megabytes, then rarely miss the address translation cache.
+    /// Keeps the mapped file when the system refuses the memory.
+    pub fn load_resident(&mut self) {
+        let bytes = self.artifact.section::<u8>(2);
+        if self.resident.is_some() || bytes.len() < RESIDENT_FROM {
+            return;
+        }
+        let Ok(mut map) = memmap2::MmapMut::map_anon(bytes.len()) else {
+            return;
+        };
+        #[cfg(target_os = "linux")]
+        let _ = map.advise(memmap2::Advice::HugePage);
+        map.copy_from_slice(bytes);
+        self.resident = Some(map);
     }
 
     /// The values, one per placement.
     pub fn values(&self) -> Values<'_> {
-        let bytes = self.artifact.section::<u8>(2);
+        let bytes = match &self.resident {
+            Some(map) => &map[..],
+            None => self.artifact.section::<u8>(2),
+        };
         match self.artifact.section::<u64>(0)[2] {
             4 => Values::Nibbles(bytes),
             _ => Values::Bytes(bytes),
@@ -204,26 +232,128 @@ fn write(
     Ok(w.finish()?)
 }
 
-/// Spreads the 16 bits of `m` to the even bits of a 32-bit word (cell `c` → bit `2c`).
+/// The 2-bit cell codes of one placement: a 32-bit word for boards of at most 16 cells, a
+/// 64-bit word for at most 32 (cell `c` in bits `2c` and `2c + 1`).
+trait Codes: Copy + Eq + Send + Sync {
+    type Atomic: Send + Sync;
+    /// Cells a word holds.
+    const CELLS: usize;
+    const ZERO: Self;
+    /// Code 1 on the cells of `m` (cell `c` → bit `2c`).
+    fn spread(m: u64) -> Self;
+    /// Code `code` (1, 2 or 3) on the cells of `m`.
+    fn spread_as(m: u64, code: u32) -> Self;
+    /// The code of `cell`.
+    fn code_at(self, cell: u32) -> u32;
+    /// The cells whose code is `code` (1 or 2).
+    fn cells_with(self, code: u32) -> u64;
+    /// `v` seen as atomics.
+    fn atomics(v: &mut [Self]) -> &[Self::Atomic];
+    fn load(a: &Self::Atomic) -> Self;
+    fn claim(a: &Self::Atomic, current: Self, new: Self) -> Result<Self, Self>;
+    fn or(a: &Self::Atomic, bits: Self);
+    fn or_bits(self, other: Self) -> Self;
+}
+
+macro_rules! codes {
+    ($word:ty, $atomic:ty, $cells:expr, $spread:expr, $gather:expr) => {
+        impl Codes for $word {
+            type Atomic = $atomic;
+            const CELLS: usize = $cells;
+            const ZERO: Self = 0;
+            #[inline]
+            fn spread(m: u64) -> Self {
+                $spread(m)
+            }
+            #[inline]
+            fn spread_as(m: u64, code: u32) -> Self {
+                Self::spread(m) * code as $word
+            }
+            #[inline]
+            fn code_at(self, cell: u32) -> u32 {
+                ((self >> (2 * cell)) & 3) as u32
+            }
+            #[inline]
+            fn cells_with(self, code: u32) -> u64 {
+                const EVEN: $word = <$word>::MAX / 3;
+                let lo = self & EVEN;
+                let hi = (self >> 1) & EVEN;
+                $gather(if code == 1 { lo & !hi } else { hi & !lo })
+            }
+            fn atomics(v: &mut [Self]) -> &[Self::Atomic] {
+                // SAFETY: the atomic has the same size, alignment and bit validity as the
+                // word; the slice borrows `v` exclusively for as long as it lives.
+                unsafe { std::slice::from_raw_parts(v.as_mut_ptr().cast::<$atomic>(), v.len()) }
+            }
+            #[inline]
+            fn load(a: &$atomic) -> Self {
+                a.load(Ordering::Relaxed)
+            }
+            #[inline]
+            fn claim(a: &$atomic, current: Self, new: Self) -> Result<Self, Self> {
+                a.compare_exchange_weak(current, new, Ordering::Relaxed, Ordering::Relaxed)
+            }
+            #[inline]
+            fn or(a: &$atomic, bits: Self) {
+                a.fetch_or(bits, Ordering::Relaxed);
+            }
+            #[inline]
+            fn or_bits(self, other: Self) -> Self {
+                self | other
+            }
+        }
+    };
+}
+
+codes!(u32, AtomicU32, 16, spread16, gather16);
+codes!(u64, AtomicU64, 32, spread32, gather32);
+
+/// Spreads the 16 low bits of `m` to the even bits of a 32-bit word (bit `c` → bit `2c`).
 #[inline]
-fn spread(m: u16) -> u32 {
-    let mut x = m as u32;
+fn spread16(m: u64) -> u32 {
+    let mut x = m as u32 & 0xFFFF;
     x = (x | (x << 8)) & 0x00FF_00FF;
     x = (x | (x << 4)) & 0x0F0F_0F0F;
     x = (x | (x << 2)) & 0x3333_3333;
     (x | (x << 1)) & 0x5555_5555
 }
 
-/// The cells whose 2-bit code in `w` is `code` (1 or 2).
+/// The even bits of `x` packed down (bit `2c` → bit `c`): [`spread16`]'s inverse.
 #[inline]
-fn cells_with(w: u32, code: u32) -> u16 {
-    let lo = w & 0x5555_5555;
-    let hi = (w >> 1) & 0x5555_5555;
-    let mut x = if code == 1 { lo & !hi } else { hi & !lo };
+fn gather16(x: u32) -> u64 {
+    let mut x = x & 0x5555_5555;
     x = (x | (x >> 1)) & 0x3333_3333;
     x = (x | (x >> 2)) & 0x0F0F_0F0F;
     x = (x | (x >> 4)) & 0x00FF_00FF;
-    ((x | (x >> 8)) & 0x0000_FFFF) as u16
+    ((x | (x >> 8)) & 0x0000_FFFF) as u64
+}
+
+/// Spreads the 32 low bits of `m` to the even bits of a 64-bit word.
+#[inline]
+fn spread32(m: u64) -> u64 {
+    let mut x = m & 0xFFFF_FFFF;
+    x = (x | (x << 16)) & 0x0000_FFFF_0000_FFFF;
+    x = (x | (x << 8)) & 0x00FF_00FF_00FF_00FF;
+    x = (x | (x << 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+    x = (x | (x << 2)) & 0x3333_3333_3333_3333;
+    (x | (x << 1)) & 0x5555_5555_5555_5555
+}
+
+/// [`spread32`]'s inverse.
+#[inline]
+fn gather32(x: u64) -> u64 {
+    let mut x = x & 0x5555_5555_5555_5555;
+    x = (x | (x >> 1)) & 0x3333_3333_3333_3333;
+    x = (x | (x >> 2)) & 0x0F0F_0F0F_0F0F_0F0F;
+    x = (x | (x >> 4)) & 0x00FF_00FF_00FF_00FF;
+    x = (x | (x >> 8)) & 0x0000_FFFF_0000_FFFF;
+    (x | (x >> 16)) & 0x0000_0000_FFFF_FFFF
+}
+
+/// Bytes of memory per placement while building `a`'s database: its cell codes (4 bytes up to
+/// 16 cells, 8 up to 32) and its distance byte.
+pub fn build_bytes_per_placement<A: Abstraction + ?Sized>(a: &A) -> u64 {
+    if a.cells() <= u32::CELLS { 5 } else { 9 }
 }
 
 /// The fewest pattern moves from every placement of `a` to its goal ([`UNREACHED`] where
@@ -237,23 +367,33 @@ pub fn build<A: Abstraction + ?Sized>(a: &A, reporter: &Reporter) -> Result<Vec<
             huarong_core::abstraction::MAX_CELLS
         )));
     }
+    if a.cells() <= u32::CELLS {
+        build_with::<u32, A>(a, reporter)
+    } else {
+        build_with::<u64, A>(a, reporter)
+    }
+}
+
+fn build_with<W: Codes, A: Abstraction + ?Sized>(
+    a: &A,
+    reporter: &Reporter,
+) -> Result<Vec<u8>, StageError> {
     let n = usize::try_from(a.len())
         .map_err(|_| StageError::Invalid(format!("{}: too many placements", a.id())))?;
-    let mut codes = vec![0u32; n];
+    let mut codes = vec![W::ZERO; n];
     let mut dist = vec![UNREACHED; n];
+    let (goal, region) = a.goal();
+    codes[goal as usize] = W::spread(region);
+    dist[goal as usize] = 0;
     {
-        // SAFETY: `AtomicU32` and `AtomicU8` have the same size, alignment and bit validity as
-        // `u32` and `u8`; the slices borrow the vectors exclusively for this block.
-        let words: &[AtomicU32] =
-            unsafe { std::slice::from_raw_parts(codes.as_mut_ptr().cast::<AtomicU32>(), n) };
+        let words: &[W::Atomic] = W::atomics(&mut codes);
+        // SAFETY: `AtomicU8` has the same size, alignment and bit validity as `u8`; the slice
+        // borrows the vector exclusively for this block.
         let d: &[AtomicU8] =
             unsafe { std::slice::from_raw_parts(dist.as_mut_ptr().cast::<AtomicU8>(), n) };
         let chunks = n.div_ceil(CHUNK);
         let flags: [Vec<AtomicBool>; 2] =
             std::array::from_fn(|_| (0..chunks).map(|_| AtomicBool::new(false)).collect());
-        let (goal, region) = a.goal();
-        words[goal as usize].store(spread(region), Ordering::Relaxed);
-        d[goal as usize].store(0, Ordering::Relaxed);
         flags[0][goal as usize / CHUNK].store(true, Ordering::Relaxed);
         let bar = reporter.bar(0, format!("pattern database {}", a.id()));
         let mut level: u32 = 0;
@@ -278,26 +418,21 @@ pub fn build<A: Abstraction + ?Sized>(a: &A, reporter: &Reporter) -> Result<Vec<
                         return 0;
                     }
                     let mut claimed = 0u64;
-                    let mut claim = |q: u64, r: u16| {
+                    let mut claim = |q: u64, r: u64| {
                         let q = q as usize;
-                        let at = 2 * r.trailing_zeros();
+                        let at = r.trailing_zeros();
                         let word = &words[q];
-                        let mut w = word.load(Ordering::Relaxed);
+                        let mut w = W::load(word);
                         loop {
-                            if (w >> at) & 3 != 0 {
+                            if w.code_at(at) != 0 {
                                 return;
                             }
-                            match word.compare_exchange_weak(
-                                w,
-                                w | (spread(r) * next),
-                                Ordering::Relaxed,
-                                Ordering::Relaxed,
-                            ) {
+                            match W::claim(word, w, w.or_bits(W::spread_as(r, next))) {
                                 Ok(_) => break,
                                 Err(x) => w = x,
                             }
                         }
-                        if w == 0 {
+                        if w == W::ZERO {
                             d[q].store((level + 1) as u8, Ordering::Relaxed);
                         }
                         let flag = &later[q / CHUNK];
@@ -308,12 +443,12 @@ pub fn build<A: Abstraction + ?Sized>(a: &A, reporter: &Reporter) -> Result<Vec<
                     };
                     let start = ch * CHUNK;
                     for (p, word) in (start..).zip(&words[start..(start + CHUNK).min(n)]) {
-                        let front = cells_with(word.load(Ordering::Relaxed), cur);
+                        let front = W::load(word).cells_with(cur);
                         if front == 0 {
                             continue;
                         }
                         let done = a.expand(p as u64, front, &mut claim);
-                        word.fetch_or(spread(done) * 3, Ordering::Relaxed);
+                        W::or(word, W::spread_as(done, 3));
                     }
                     claimed
                 })
@@ -334,13 +469,46 @@ pub fn build<A: Abstraction + ?Sized>(a: &A, reporter: &Reporter) -> Result<Vec<
 mod tests {
     use super::*;
 
+    fn round_trip<W: Codes>(masks: &[u64]) {
+        for &m in masks {
+            assert_eq!(W::spread_as(m, 1).cells_with(1), m);
+            assert_eq!(W::spread_as(m, 2).cells_with(2), m);
+            assert_eq!(W::spread_as(m, 3).cells_with(1), 0);
+            assert_eq!(W::spread_as(m, 3).cells_with(2), 0);
+            for c in 0..W::CELLS as u32 {
+                let want = if m >> c & 1 == 1 { 2 } else { 0 };
+                assert_eq!(W::spread_as(m, 2).code_at(c), want);
+            }
+        }
+    }
+
+    /// The search with 64-bit cell codes (boards past 16 cells) gives the 32-bit one's values
+    /// on boards both hold: the fifteen puzzle's tiles 1-5 and 9, C, F.
+    #[test]
+    fn both_word_widths_give_the_same_database() {
+        let text = "name = \"f\"\nlabeled = true\nboard = \".123\\n4567\\n89AB\\nCDEF\"\n\
+                    goal = \".123\\n4567\\n89AB\\nCDEF\"\n";
+        let board = sliding::pattern::TileBoard::new(&sliding::parse(text, "f").unwrap()).unwrap();
+        for letters in ["12345", "9CF"] {
+            let p = sliding::pattern::Pattern::new(&board, letters).unwrap();
+            let narrow = build_with::<u32, _>(&p, &Reporter::quiet()).unwrap();
+            let wide = build_with::<u64, _>(&p, &Reporter::quiet()).unwrap();
+            assert!(narrow.iter().all(|&v| v != UNREACHED), "{letters}");
+            assert_eq!(narrow, wide, "{letters}");
+        }
+    }
+
     #[test]
     fn spreading_and_reading_cells_are_inverse() {
-        for m in [0u16, 1, 0x8000, 0xffff, 0x1234, 0xa5a5] {
-            assert_eq!(cells_with(spread(m), 1), m);
-            assert_eq!(cells_with(spread(m) * 2, 2), m);
-            assert_eq!(cells_with(spread(m) * 3, 1), 0);
-            assert_eq!(cells_with(spread(m) * 3, 2), 0);
-        }
+        round_trip::<u32>(&[0, 1, 0x8000, 0xffff, 0x1234, 0xa5a5]);
+        round_trip::<u64>(&[
+            0,
+            1,
+            0x8000_0000,
+            0xffff_ffff,
+            0x1234_5678,
+            0xa5a5_0f0f,
+            0x1_ffff,
+        ]);
     }
 }

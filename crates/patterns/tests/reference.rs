@@ -75,7 +75,11 @@ fn reference(b: &TileBoard, letters: &str) -> Vec<u8> {
 }
 
 fn check(text: &str, groups: &[&str]) {
-    let b = board(text);
+    check_board(&board(text), groups);
+}
+
+fn check_board(b: &TileBoard, groups: &[&str]) {
+    let b = b.clone();
     for letters in groups {
         let p = Pattern::new(&b, letters).unwrap();
         let built = patterns::build(&p, &Reporter::quiet()).unwrap();
@@ -105,6 +109,28 @@ fn fifteen_and_eleven_puzzle_groups_match_the_reference() {
         "name = \"l\"\nlabeled = true\nboard = \"123\\n456\\n789\\nAB.\"\ngoal = \"123\\n456\\n789\\nAB.\"\n",
         &["1234", "789AB"],
     );
+}
+
+/// Boards of more than 16 cells, whose searches keep a placement's cell codes in a 64-bit word:
+/// groups of the twenty-four puzzle with Korf's goal (read cell by cell, its positions being
+/// too many for a code) and of a 3 × 6 board with the blank's goal in a corner.
+#[test]
+fn twenty_four_and_three_by_six_groups_match_the_reference() {
+    let twenty_four = sliding::parse_tiles(
+        "name = \"t\"\nlabeled = true\nboard = \".1234\\n56789\\nABCDE\\nFGHIJ\\nKLMNO\"\n\
+         goal = \".1234\\n56789\\nABCDE\\nFGHIJ\\nKLMNO\"\n",
+        "t",
+    )
+    .unwrap();
+    assert_eq!(twenty_four.board.cells(), 25);
+    check_board(&twenty_four.board, &["12C", "3489", "O"]);
+    let wide = sliding::parse_tiles(
+        "name = \"s\"\nlabeled = true\nboard = \"12345.\\n6789AB\\nCDEFGH\"\n\
+         goal = \"123456\\n789ABC\\nDEFGH.\"\n",
+        "s",
+    )
+    .unwrap();
+    check_board(&wide.board, &["1234", "9CH"]);
 }
 
 /// The database written, reopened and verified: the same values, 4 bits each where they fit,

@@ -257,7 +257,9 @@ fn check_fits(plan: &Plan, bound: u64) -> Result<(), PipelineError> {
         }
     }
     for a in &plan.patterns {
-        let bytes = a.len().saturating_mul(patterns::BUILD_BYTES_PER_PLACEMENT);
+        let bytes = a
+            .len()
+            .saturating_mul(patterns::build_bytes_per_placement(a.as_ref()));
         let allowed = bound.saturating_mul(run::BYTES_PER_STATE);
         if bytes > allowed {
             return Err(PipelineError::TooLarge(format!(

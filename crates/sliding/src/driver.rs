@@ -14,6 +14,7 @@ use huarong_core::{Puzzle, metric_index};
 use serde::Deserialize;
 
 use crate::ida::{self, Heuristic};
+use crate::large::{LargeTiles, Position};
 use crate::pattern::{Pattern, TileBoard};
 use crate::search::{self, Outcome};
 use crate::tiles::Tiles;
@@ -89,9 +90,8 @@ fn space_code(tiles: Option<&Tiles>, code: u64) -> Option<u64> {
     }
 }
 
-/// The pattern databases a section asks of one puzzle: its groups, disjoint.
-fn patterns_of(puzzle: &SlidingPuzzle, groups: &Groups) -> Result<Vec<Pattern>, String> {
-    let board = TileBoard::new(puzzle)?;
+/// The pattern databases a section asks of one tiles board: its groups, disjoint.
+fn patterns_of(board: &TileBoard, groups: &Groups) -> Result<Vec<Pattern>, String> {
     let letters = match groups {
         Groups::Listed(g) => g.clone(),
         Groups::Default(_) => board.default_groups(),
@@ -100,7 +100,7 @@ fn patterns_of(puzzle: &SlidingPuzzle, groups: &Groups) -> Result<Vec<Pattern>, 
     let mut used: Vec<u8> = Vec::new();
     let mut out = Vec::new();
     for g in &letters {
-        let p = Pattern::new(&board, g)?;
+        let p = Pattern::new(board, g)?;
         if let Some(t) = p.tiles().iter().find(|t| used.contains(t)) {
             return Err(format!(
                 "group {g:?}: tile {:?} is in an earlier group too (groups are disjoint, so \
@@ -120,19 +120,53 @@ pub fn stem(path: &str) -> String {
     name.strip_suffix(".toml").unwrap_or(name).to_owned()
 }
 
+/// A puzzle file as read: a sliding-block puzzle, or sliding tiles too many for a position
+/// code (the twenty-four puzzle), whose positions are every tile's cell.
+#[derive(Debug)]
+pub enum PuzzleFile {
+    Sliding(SlidingPuzzle),
+    Large(LargeTiles),
+}
+
+/// Reads one puzzle file's text, as a [`SlidingPuzzle`] when its positions fit a code, else
+/// as [`LargeTiles`] when it is sliding tiles.
+pub fn read_puzzle_file(path: &str, text: &str) -> Result<PuzzleFile, String> {
+    match read_sliding(path, text) {
+        Ok(p) => Ok(PuzzleFile::Sliding(p)),
+        Err(ReadError::TooLarge(e)) => match crate::parse_tiles(text, &stem(path)) {
+            Ok(t) => Ok(PuzzleFile::Large(t)),
+            Err(crate::PuzzleError::NotTiles(_)) => Err(e),
+            Err(other) => Err(format!("{path}: {other}")),
+        },
+        Err(ReadError::Other(e)) => Err(e),
+    }
+}
+
+enum ReadError {
+    TooLarge(String),
+    Other(String),
+}
+
 /// Reads one puzzle file's text (`path` names it in errors and gives the space id).
 pub fn read_puzzle(path: &str, text: &str) -> Result<SlidingPuzzle, String> {
+    read_sliding(path, text).map_err(|(ReadError::TooLarge(e) | ReadError::Other(e))| e)
+}
+
+fn read_sliding(path: &str, text: &str) -> Result<SlidingPuzzle, ReadError> {
     let stem = stem(path);
     if stem.is_empty()
         || !stem
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     {
-        return Err(format!(
+        return Err(ReadError::Other(format!(
             "{path}: the file name names the space's folder: use letters, digits, '-' and '_'"
-        ));
+        )));
     }
-    crate::parse(text, &stem).map_err(|e| format!("{path}: {e}"))
+    crate::parse(text, &stem).map_err(|e| match e {
+        crate::PuzzleError::TooLarge { .. } => ReadError::TooLarge(format!("{path}: {e}")),
+        _ => ReadError::Other(format!("{path}: {e}")),
+    })
 }
 
 impl Driver for SlidingDriver {
@@ -167,18 +201,38 @@ impl Driver for SlidingDriver {
             return Err("[sliding] needs at least one puzzle and one metric".into());
         }
         let mut puzzles: Vec<SlidingPuzzle> = Vec::new();
+        // Tiles boards too large for a space (only their pattern databases are built).
+        let mut large: Vec<(&String, LargeTiles)> = Vec::new();
+        let mut stems: Vec<String> = Vec::new();
         for path in &c.puzzles {
             let text = section
                 .read_file(path)
                 .map_err(|e| format!("[sliding] puzzles: {e}"))?;
-            let p = read_puzzle(path, &text).map_err(|e| format!("[sliding] puzzles: {e}"))?;
-            if puzzles.iter().any(|q| q.stem == p.stem) {
+            let file =
+                read_puzzle_file(path, &text).map_err(|e| format!("[sliding] puzzles: {e}"))?;
+            let stem = match &file {
+                PuzzleFile::Sliding(p) => &p.stem,
+                PuzzleFile::Large(t) => &t.stem,
+            };
+            if stems.contains(stem) {
                 return Err(format!(
-                    "[sliding] puzzles: two files are named {:?}: a space is named by its file",
-                    p.stem
+                    "[sliding] puzzles: two files are named {stem:?}: a space is named by its file"
                 ));
             }
-            puzzles.push(p);
+            stems.push(stem.clone());
+            match file {
+                PuzzleFile::Sliding(p) => puzzles.push(p),
+                PuzzleFile::Large(t) if c.spaces => {
+                    return Err(format!(
+                        "[sliding] puzzles: {path}: {} cells of sliding tiles have {}!/2 \
+                         positions, far beyond a space's 2^32: write spaces = false to build \
+                         only its pattern databases",
+                        t.board.cells(),
+                        t.board.cells()
+                    ));
+                }
+                PuzzleFile::Large(t) => large.push((path, t)),
+            }
         }
         huarong_core::driver::no_repeats("[sliding] metrics", &c.metrics)?;
         let mut metrics = Vec::new();
@@ -192,11 +246,15 @@ impl Driver for SlidingDriver {
         let patterns: Vec<Vec<Pattern>> = match &c.patterns {
             None | Some(Groups::Default(false)) => Vec::new(),
             Some(groups) => {
-                let tiles: Vec<(&SlidingPuzzle, &String)> = puzzles
-                    .iter()
-                    .zip(&c.puzzles)
-                    .filter(|(p, _)| crate::tiles::count(p).is_some())
-                    .collect();
+                let mut tiles: Vec<(TileBoard, &String)> = Vec::new();
+                for (p, path) in puzzles.iter().zip(&c.puzzles) {
+                    if crate::tiles::count(p).is_some() {
+                        let board = TileBoard::new(p)
+                            .map_err(|e| format!("[sliding] patterns: {path}: {e}"))?;
+                        tiles.push((board, path));
+                    }
+                }
+                tiles.extend(large.iter().map(|(path, t)| (t.board.clone(), *path)));
                 if tiles.is_empty() {
                     return Err(
                         "[sliding] patterns: no puzzle of the section is sliding tiles \
@@ -206,8 +264,8 @@ impl Driver for SlidingDriver {
                 }
                 tiles
                     .into_iter()
-                    .map(|(p, path)| {
-                        patterns_of(p, groups)
+                    .map(|(board, path)| {
+                        patterns_of(&board, groups)
                             .map_err(|e| format!("[sliding] patterns: {path}: {e}"))
                     })
                     .collect::<Result<_, _>>()?
@@ -318,7 +376,18 @@ impl Solver for PuzzleFileSolver {
 
     fn instance(&self, request: &SolveRequest<'_>) -> Result<Box<dyn Instance>, String> {
         let (path, text) = request.puzzle.unwrap_or_default();
-        let puzzle = read_puzzle(path, text)?;
+        let puzzle = match read_puzzle_file(path, text)? {
+            PuzzleFile::Sliding(p) => p,
+            PuzzleFile::Large(tiles) => {
+                let start = match request.position {
+                    Some(p) => tiles
+                        .position(p)
+                        .map_err(|e| format!("position {p:?}: {e}"))?,
+                    None => tiles.start.clone(),
+                };
+                return Ok(Box::new(LargeInstance { tiles, start }));
+            }
+        };
         let start = match request.position {
             Some(p) => puzzle
                 .position(p)
@@ -536,6 +605,146 @@ impl Instance for PuzzleInstance {
                 position: self.puzzle.render(c),
                 code: space_code(self.tiles.as_ref(), c),
                 picture: self.puzzle.picture(c),
+            })
+            .collect())
+    }
+}
+
+/// A position of sliding tiles too many for a code ([`LargeTiles`], the twenty-four puzzle):
+/// solved by IDA* over its pattern databases (or the Manhattan distance), never from tables.
+#[derive(Debug)]
+pub struct LargeInstance {
+    pub tiles: LargeTiles,
+    pub start: Position,
+}
+
+impl LargeInstance {
+    /// An optimal path by IDA* over `databases`, at most `limit` nodes; the nodes expanded.
+    fn ida(
+        &self,
+        metric: &str,
+        databases: Vec<(Pattern, Values<'_>)>,
+        limit: u64,
+    ) -> Result<(Option<SolvedPath>, Nodes), SolveError> {
+        // One blank: every metric moves one tile one cell.
+        if !METRICS.contains(&metric) {
+            return Err(SolveError::Metric(metric.to_owned()));
+        }
+        if !self.tiles.solvable(&self.start) {
+            return Ok((None, Nodes::default()));
+        }
+        let heuristic = Heuristic::new(&self.tiles.board, databases);
+        let (blanks, nodes) =
+            match ida::solve(&heuristic, &self.start.cells, self.start.blank, limit) {
+                ida::Found::Path {
+                    blanks,
+                    nodes,
+                    generated,
+                } => (
+                    blanks,
+                    Nodes {
+                        expanded: nodes,
+                        generated,
+                    },
+                ),
+                ida::Found::Limit(n) => return Err(SolveError::Nodes(n)),
+            };
+        let mut p = self.start.clone();
+        let mut path = vec![p.clone()];
+        for &b in &blanks[1..] {
+            let t = p
+                .cells
+                .iter()
+                .position(|&c| c == b)
+                .expect("the blank moves onto a tile's cell");
+            p.cells[t] = p.blank;
+            p.blank = b;
+            path.push(p.clone());
+        }
+        Ok((
+            Some(SolvedPath {
+                layouts: path.iter().map(|q| self.tiles.render(q)).collect(),
+                pictures: path.iter().map(|q| self.tiles.picture(q)).collect(),
+            }),
+            nodes,
+        ))
+    }
+}
+
+impl Instance for LargeInstance {
+    fn describe(&self) -> (&'static str, String) {
+        ("puzzle", self.tiles.name.clone())
+    }
+
+    fn start(&self) -> String {
+        self.tiles.render(&self.start)
+    }
+
+    fn table_space(&self) -> Option<(&dyn Puzzle, u64)> {
+        None
+    }
+
+    /// One blank: every metric moves one tile one cell; named as the tiles' spaces name it.
+    fn default_metric(&self) -> Option<&'static str> {
+        Some(METRICS[0])
+    }
+
+    /// IDA* over the Manhattan distance (Korf 1985), at most `limit` nodes.
+    fn solve(
+        &self,
+        metric: &str,
+        _distance: Option<&dyn Fn(u64) -> Option<u16>>,
+        limit: u64,
+    ) -> Result<Option<SolvedPath>, SolveError> {
+        Ok(self.ida(metric, Vec::new(), limit)?.0)
+    }
+
+    fn picture(&self) -> Picture {
+        self.tiles.picture(&self.start)
+    }
+
+    fn pattern_prefix(&self) -> Option<String> {
+        Some(self.tiles.board.pattern_prefix())
+    }
+
+    fn abstraction(&self, id: &str) -> Option<Box<dyn huarong_core::Abstraction>> {
+        let letters = id.strip_prefix(&self.tiles.board.pattern_prefix())?;
+        Some(Box::new(Pattern::new(&self.tiles.board, letters).ok()?))
+    }
+
+    fn solve_informed(
+        &self,
+        metric: &str,
+        databases: &[Database<'_>],
+        limit: u64,
+    ) -> Result<Informed, SolveError> {
+        let board = &self.tiles.board;
+        let patterns = databases
+            .iter()
+            .filter_map(|d| {
+                let letters = d.id.strip_prefix(&board.pattern_prefix())?;
+                Some((Pattern::new(board, letters).ok()?, d.values))
+            })
+            .collect();
+        let (path, nodes) = self.ida(metric, patterns, limit)?;
+        Ok(Informed {
+            path,
+            nodes: Some(nodes),
+        })
+    }
+
+    fn moves(&self, metric: &str) -> Result<Vec<Step>, SolveError> {
+        if !METRICS.contains(&metric) {
+            return Err(SolveError::Metric(metric.to_owned()));
+        }
+        Ok(self
+            .tiles
+            .moves(&self.start)
+            .iter()
+            .map(|p| Step {
+                position: self.tiles.render(p),
+                code: None,
+                picture: self.tiles.picture(p),
             })
             .collect())
     }

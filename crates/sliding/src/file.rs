@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use crate::large::{LargeTiles, Position};
 use crate::model::{Layout, MAX_CELLS, Shape};
+use crate::pattern::TileBoard;
 use crate::{Motion, SlidingPuzzle};
 
 /// What is wrong with a puzzle file.
@@ -56,6 +58,8 @@ pub enum PuzzleError {
         "positions need {bits} bits here; at most 64 fit a state code (fewer or more alike pieces, or a smaller board)"
     )]
     TooLarge { bits: u32 },
+    #[error("not sliding tiles: {0}")]
+    NotTiles(String),
 }
 
 /// The file as written.
@@ -152,8 +156,194 @@ fn value_line(text: &str, key: &str) -> usize {
     0
 }
 
+/// Reads a sliding-tiles puzzle file cell by cell, whatever its number of positions: every
+/// piece 1×1 and told apart (`labeled = true`), one blank, no walls, at most 32 cells, and a
+/// goal that places every tile. [`parse`] is the reader for everything else (and for tiles
+/// whose positions fit a code); this one serves boards like the twenty-four puzzle's.
+pub fn parse_tiles(text: &str, stem: &str) -> Result<LargeTiles, PuzzleError> {
+    let Read {
+        raw,
+        board,
+        goal,
+        rows,
+        cols,
+        walls,
+        pieces,
+        ..
+    } = read(text)?;
+    let not = |why: String| Err(PuzzleError::NotTiles(why));
+    if !raw.labeled {
+        return not("tiles are told apart: write labeled = true".into());
+    }
+    if walls != 0 {
+        return not("the board has a wall".into());
+    }
+    let n = rows * cols;
+    if n > huarong_core::abstraction::MAX_CELLS {
+        return not(format!(
+            "{n} cells; tiles boards are read cell by cell up to {}",
+            huarong_core::abstraction::MAX_CELLS
+        ));
+    }
+    if let Some((letter, cells)) = pieces.iter().find(|(_, c)| c.len() != 1) {
+        let (r, c) = cells[0];
+        return not(format!(
+            "piece {letter:?} ({}) covers {} cells, not one",
+            board.at("board", r, c),
+            cells.len()
+        ));
+    }
+    if pieces.len() + 1 != n {
+        return not(format!(
+            "{} tiles on {n} cells: a tiles board has exactly one blank",
+            pieces.len()
+        ));
+    }
+    let letters: Vec<char> = pieces.keys().copied().collect();
+    let cell = |(r, c): (usize, usize)| (r * cols + c) as u8;
+    let start: Vec<u8> = pieces.values().map(|c| cell(c[0])).collect();
+    let used = start.iter().fold(0u64, |m, &c| m | 1 << c);
+    let blank = (!used).trailing_zeros() as u8;
+    let mut goal_cells = vec![u8::MAX; letters.len()];
+    let mut goal_blank = None;
+    for (r, row) in goal.rows.iter().enumerate() {
+        for (c, &ch) in row.iter().enumerate() {
+            if ch == '.' {
+                if goal_blank.is_some() {
+                    return not(format!(
+                        "{}: the goal's second blank",
+                        goal.at("goal", r, c)
+                    ));
+                }
+                goal_blank = Some(cell((r, c)));
+                continue;
+            }
+            let Some(t) = letters.iter().position(|&l| l == ch) else {
+                return Err(PuzzleError::GoalUnknownLetter {
+                    at: goal.at("goal", r, c),
+                    letter: ch,
+                });
+            };
+            if goal_cells[t] != u8::MAX {
+                return not(format!(
+                    "{}: the goal's second {ch:?}",
+                    goal.at("goal", r, c)
+                ));
+            }
+            goal_cells[t] = cell((r, c));
+        }
+    }
+    let Some(goal_blank) = goal_blank else {
+        return not("the goal has no blank".into());
+    };
+    if let Some(t) = goal_cells.iter().position(|&c| c == u8::MAX) {
+        return not(format!("the goal leaves tile {:?} out", letters[t]));
+    }
+    Ok(LargeTiles {
+        name: raw.name,
+        stem: stem.to_owned(),
+        board: TileBoard {
+            rows,
+            cols,
+            letters,
+            goal: goal_cells,
+            goal_blank,
+        },
+        start: Position {
+            cells: start,
+            blank,
+        },
+    })
+}
+
+/// A puzzle file read up to its pieces: what [`parse`] and [`parse_tiles`] share.
+struct Read {
+    raw: RawFile,
+    motion: Motion,
+    board: Grid,
+    goal: Grid,
+    rows: usize,
+    cols: usize,
+    walls: u64,
+    /// Each letter's cells.
+    pieces: BTreeMap<char, Vec<(usize, usize)>>,
+    distinct: Vec<char>,
+}
+
 /// Reads a puzzle file; `stem` names its space (the file name without `.toml`).
 pub fn parse(text: &str, stem: &str) -> Result<SlidingPuzzle, PuzzleError> {
+    let Read {
+        raw,
+        motion,
+        board: _,
+        goal,
+        rows,
+        cols,
+        walls,
+        pieces,
+        distinct,
+    } = read(text)?;
+    // Classes: look-alike pieces together unless labeled or distinct; each class in the
+    // order of its first letter.
+    let mut groups: Vec<(Shape, Vec<char>, Vec<usize>)> = Vec::new();
+
+    for (&letter, cells) in &pieces {
+        let (shape, (r, c)) = Shape::of(cells);
+        let alone = raw.labeled || distinct.contains(&letter);
+        let anchor = r * cols + c;
+        match groups.iter_mut().find(|(s, letters, _)| {
+            !alone && *s == shape && !letters.iter().any(|l| raw.labeled || distinct.contains(l))
+        }) {
+            Some(g) => {
+                g.1.push(letter);
+                g.2.push(anchor);
+            }
+            None => groups.push((shape, vec![letter], vec![anchor])),
+        }
+    }
+    let class_of = |letter: char| {
+        groups
+            .iter()
+            .position(|(_, letters, _)| letters.contains(&letter))
+            .expect("every letter has a class")
+    };
+    let layout = Layout::new(
+        rows,
+        cols,
+        walls,
+        groups
+            .iter()
+            .map(|(s, letters, starts)| {
+                (s.clone(), letters.clone(), s.axis(motion), starts.clone())
+            })
+            .collect(),
+    )
+    .map_err(|e| PuzzleError::TooLarge { bits: e.bits })?;
+    // The start: each class's pieces at their anchors.
+    let mut places = vec![0u8; layout.pieces];
+    let mut filled = vec![0usize; layout.classes.len()];
+    for (&letter, cells) in &pieces {
+        let k = class_of(letter);
+        let (_, (r, c)) = Shape::of(cells);
+        let class = &layout.classes[k];
+        places[class.offset + filled[k]] = class
+            .candidate(r * cols + c)
+            .expect("a piece's own place is a candidate");
+        filled[k] += 1;
+    }
+    let start = layout.encode(&places);
+    let goal = goal_of(&goal, &pieces, &layout, &class_of, walls, cols)?;
+    Ok(SlidingPuzzle {
+        name: raw.name,
+        stem: stem.to_owned(),
+        motion,
+        labeled: raw.labeled,
+        layout,
+        start,
+        goal,
+    })
+}
+fn read(text: &str) -> Result<Read, PuzzleError> {
     let raw: RawFile =
         toml::from_str(text).map_err(|e| PuzzleError::Toml(e.to_string().trim_end().to_owned()))?;
     let motion = match raw.moves.as_str() {
@@ -212,63 +402,16 @@ pub fn parse(text: &str, stem: &str) -> Result<SlidingPuzzle, PuzzleError> {
         }
         distinct.push(ch);
     }
-    // Classes: look-alike pieces together unless labeled or distinct; each class in the
-    // order of its first letter.
-    let mut groups: Vec<(Shape, Vec<char>, Vec<usize>)> = Vec::new();
-    for (&letter, cells) in &pieces {
-        let (shape, (r, c)) = Shape::of(cells);
-        let alone = raw.labeled || distinct.contains(&letter);
-        let anchor = r * cols + c;
-        match groups.iter_mut().find(|(s, letters, _)| {
-            !alone && *s == shape && !letters.iter().any(|l| raw.labeled || distinct.contains(l))
-        }) {
-            Some(g) => {
-                g.1.push(letter);
-                g.2.push(anchor);
-            }
-            None => groups.push((shape, vec![letter], vec![anchor])),
-        }
-    }
-    let class_of = |letter: char| {
-        groups
-            .iter()
-            .position(|(_, letters, _)| letters.contains(&letter))
-            .expect("every letter has a class")
-    };
-    let layout = Layout::new(
+    Ok(Read {
+        raw,
+        motion,
+        board,
+        goal,
         rows,
         cols,
         walls,
-        groups
-            .iter()
-            .map(|(s, letters, starts)| {
-                (s.clone(), letters.clone(), s.axis(motion), starts.clone())
-            })
-            .collect(),
-    )
-    .map_err(|e| PuzzleError::TooLarge { bits: e.bits })?;
-    // The start: each class's pieces at their anchors.
-    let mut places = vec![0u8; layout.pieces];
-    let mut filled = vec![0usize; layout.classes.len()];
-    for (&letter, cells) in &pieces {
-        let k = class_of(letter);
-        let (_, (r, c)) = Shape::of(cells);
-        let class = &layout.classes[k];
-        places[class.offset + filled[k]] = class
-            .candidate(r * cols + c)
-            .expect("a piece's own place is a candidate");
-        filled[k] += 1;
-    }
-    let start = layout.encode(&places);
-    let goal = goal_of(&goal, &pieces, &layout, &class_of, walls, cols)?;
-    Ok(SlidingPuzzle {
-        name: raw.name,
-        stem: stem.to_owned(),
-        motion,
-        labeled: raw.labeled,
-        layout,
-        start,
-        goal,
+        pieces,
+        distinct,
     })
 }
 

@@ -8,6 +8,8 @@
 //! A move changes one tile's cell, so only that tile's group (and its mirror's) is looked up
 //! again; the search keeps the blank's path, pruning the move that undoes the last one.
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
 use huarong_core::abstraction::{Abstraction, MAX_CELLS, Values};
 
 use crate::pattern::{Pattern, TileBoard};
@@ -18,7 +20,6 @@ const BLANK: u8 = u8::MAX;
 /// The heuristic of one board: its databases and the rest.
 #[derive(Debug)]
 pub struct Heuristic<'a> {
-    board: TileBoard,
     groups: Vec<(Pattern, Values<'a>)>,
     /// Per tile: its group, if any.
     group_of: Vec<Option<usize>>,
@@ -28,6 +29,8 @@ pub struct Heuristic<'a> {
     /// The reflection about the main diagonal: each tile's mirror (the tile whose goal cell is
     /// the transposed goal cell) and each cell's transpose.
     mirror: Option<(Vec<u8>, [u8; MAX_CELLS])>,
+    /// Each cell's neighbours: above, left, right, below ([`BLANK`] off the board).
+    neighbours: [[u8; 4]; MAX_CELLS],
 }
 
 impl<'a> Heuristic<'a> {
@@ -60,9 +63,25 @@ impl<'a> Heuristic<'a> {
                 row
             })
             .collect();
+        let mut neighbours = [[BLANK; 4]; MAX_CELLS];
+        for (c, next) in neighbours.iter_mut().enumerate().take(board.cells()) {
+            let (r, col) = (c / cols, c % cols);
+            if r > 0 {
+                next[0] = (c - cols) as u8;
+            }
+            if col > 0 {
+                next[1] = (c - 1) as u8;
+            }
+            if col + 1 < cols {
+                next[2] = (c + 1) as u8;
+            }
+            if r + 1 < board.rows {
+                next[3] = (c + cols) as u8;
+            }
+        }
         Heuristic {
+            neighbours,
             mirror: mirror(board),
-            board: board.clone(),
             groups,
             group_of,
             manhattan,
@@ -90,6 +109,35 @@ impl<'a> Heuristic<'a> {
             .map(|(t, &c)| self.manhattan[t][c as usize] as u32)
             .sum();
         out.push(m as u8);
+    }
+
+    /// Asks the memory for the values [`Search::slide`] will read when tile `t` moves: its
+    /// group's at `rank`, its mirror's group's at `rrank` (`u64::MAX`: none).
+    #[inline(always)]
+    fn prefetch(&self, t: u8, rank: u64, rrank: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let at = |g: usize, r: u64| {
+                let byte = match self.groups[g].1 {
+                    Values::Bytes(b) => &b[r as usize],
+                    Values::Nibbles(b) => &b[(r / 2) as usize],
+                };
+                // SAFETY: SSE is part of x86_64; a prefetch reads nothing and `byte` is a
+                // value of the database.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>((byte as *const u8).cast()) };
+            };
+            if let Some(g) = self.group_of[t as usize] {
+                at(g, rank);
+            }
+            if let Some((tiles, _)) = &self.mirror
+                && let Some(g) = self.group_of[tiles[t as usize] as usize]
+            {
+                at(g, rrank);
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (t, rank, rrank);
     }
 
     /// The heuristic value of a position given as every tile's cell.
@@ -155,190 +203,456 @@ pub enum Found {
     Limit(u64),
 }
 
+/// Nodes of an iteration expanded one level at a time before its subtrees are searched side
+/// by side: enough for both cores to stay busy to the end of the iteration.
+const SPLIT: usize = 4096;
+/// Nodes a search takes from the shared budget at a time (and expands between looks at the
+/// stop flag).
+const CHECK_EVERY: u64 = 1 << 14;
+
 /// IDA* from the position where tile `t` is on `cells[t]` and the blank on `blank`, expanding
 /// at most `limit` nodes. The position must reach the goal (the caller checks the parity).
+///
+/// Each iteration expands the tree one level at a time until it has [`SPLIT`] nodes, then
+/// searches their subtrees depth-first on every core (rayon); the first to reach the goal
+/// stops the rest. Nodes are counted exactly up to the last iteration, in which the subtrees
+/// stopped early depend on timing; the solution's length does not.
 pub fn solve(h: &Heuristic<'_>, cells: &[u8], blank: u8, limit: u64) -> Found {
-    let board = &h.board;
-    let n = board.cells();
-    let mut grid = [BLANK; MAX_CELLS];
-    for (t, &c) in cells.iter().enumerate() {
-        grid[c as usize] = t as u8;
-    }
-    let mut s = State {
-        h,
-        cols: board.cols,
-        rows: board.rows,
-        cells: cells.to_vec(),
-        grid,
-        reflected: match &h.mirror {
-            Some((tiles, cell)) => reflect(cells, tiles, cell),
-            None => Vec::new(),
-        },
-        terms: Vec::new(),
-        rterms: Vec::new(),
-        path: vec![blank],
-        nodes: 0,
-        generated: 0,
+    use rayon::prelude::*;
+    let shared = Shared {
         limit,
+        used: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
     };
-    h.terms(&s.cells, &mut s.terms);
-    if h.mirror.is_some() {
-        h.terms(&s.reflected, &mut s.rterms);
-    }
-    debug_assert!(n <= MAX_CELLS);
-    let mut bound = s.h_value();
+    let root = Search::new(h, cells, blank, &shared);
+    let mut bound = root.h_value();
+    let (mut nodes, mut generated) = (0u64, 0u64);
     loop {
-        match s.dfs(blank, BLANK, 0, bound) {
-            Step::Found => {
-                return Found::Path {
-                    blanks: s.path,
-                    nodes: s.nodes,
-                    generated: s.generated,
-                };
+        // One level at a time: each node a path of blank cells from the root.
+        let mut layer: Vec<Vec<u8>> = vec![Vec::new()];
+        let mut least = u32::MAX;
+        let mut w = root.clone();
+        while !layer.is_empty() && layer.len() < SPLIT {
+            let mut next = Vec::new();
+            for path in &layer {
+                w.reset(&root, path);
+                if w.hn == 0 {
+                    return w.found(nodes, generated);
+                }
+                if w.budget == 0 && !w.refill() {
+                    return Found::Limit(nodes);
+                }
+                w.budget -= 1;
+                nodes += 1;
+                let g = path.len() as u32;
+                let prev = w.previous();
+                let blank = w.blank();
+                for &to in &h.neighbours[blank as usize] {
+                    if to == BLANK || to == prev {
+                        continue;
+                    }
+                    generated += 1;
+                    let u = w.slide(to, None);
+                    let f = g + 1 + w.h_value();
+                    if f > bound {
+                        least = least.min(f);
+                    } else {
+                        let mut p = path.clone();
+                        p.push(to);
+                        next.push(p);
+                    }
+                    w.unslide(u);
+                }
             }
-            Step::Limit => return Found::Limit(s.nodes),
-            Step::Over(next) => bound = next,
+            layer = next;
         }
+        w.give_back();
+        let results: Vec<(Step, u64, u64, Option<Vec<u8>>)> = layer
+            .par_iter()
+            .map(|path| {
+                if shared.stop.load(Ordering::Relaxed) {
+                    return (Step::Limit, 0, 0, None);
+                }
+                let mut w = root.clone();
+                w.reset(&root, path);
+                let prev = w.previous();
+                let step = w.dfs(path.len() as u32, bound, prev);
+                w.give_back();
+                let found = matches!(step, Step::Found).then(|| w.path.clone());
+                if found.is_some() {
+                    shared.stop.store(true, Ordering::Relaxed);
+                }
+                (step, w.nodes, w.generated, found)
+            })
+            .collect();
+        let mut path = None;
+        for (step, n, g, found) in results {
+            nodes += n;
+            generated += g;
+            match step {
+                Step::Over(x) => least = least.min(x),
+                Step::Found => path = path.or(found),
+                Step::Limit => {}
+            }
+        }
+        if let Some(blanks) = path {
+            return Found::Path {
+                blanks,
+                nodes,
+                generated,
+            };
+        }
+        if shared.used.load(Ordering::Relaxed) >= limit {
+            return Found::Limit(nodes);
+        }
+        if least == u32::MAX {
+            // Nothing beyond the bound: no path (the parity check should have said so).
+            return Found::Limit(nodes);
+        }
+        bound = least;
     }
 }
 
 enum Step {
     Found,
+    /// The budget ran out, or another search found the goal.
     Limit,
     /// Not within the bound; the least f above it.
     Over(u32),
 }
 
-struct State<'h, 'a> {
+/// What the searches of one instance share.
+struct Shared {
+    limit: u64,
+    /// Nodes of the budget taken by the searches (each takes [`CHECK_EVERY`] at a time and
+    /// gives back what it did not expand), so never more than `limit` are expanded.
+    used: AtomicU64,
+    /// Set when a search reached the goal.
+    stop: AtomicBool,
+}
+
+/// What [`Search::slide`] changed, to put back.
+#[derive(Clone, Copy)]
+struct Undo {
+    tile: u8,
+    from: u8,
+    slot: u8,
+    old: u8,
+    rslot: u8,
+    rold: u8,
+    hn: u32,
+    hr: u32,
+}
+
+/// One depth-first search's position: every tile's cell and every cell's tile, the reflected
+/// position, the heuristic's terms (per group, then the Manhattan rest) and their sums.
+#[derive(Clone)]
+struct Search<'h, 'a> {
     h: &'h Heuristic<'a>,
-    cols: usize,
-    rows: usize,
-    /// Every tile's cell, and every cell's tile.
-    cells: Vec<u8>,
+    cells: [u8; MAX_CELLS],
     grid: [u8; MAX_CELLS],
-    /// The reflected position's tile cells (empty when not reflecting).
-    reflected: Vec<u8>,
-    /// The heuristic's terms of the position and of its reflection.
-    terms: Vec<u8>,
-    rterms: Vec<u8>,
+    rcells: [u8; MAX_CELLS],
+    terms: [u8; MAX_CELLS + 1],
+    rterms: [u8; MAX_CELLS + 1],
+    hn: u32,
+    hr: u32,
+    /// The blank's cells from the root.
     path: Vec<u8>,
     nodes: u64,
     generated: u64,
-    limit: u64,
+    /// Nodes taken from the shared budget and not yet expanded.
+    budget: u64,
+    shared: &'h Shared,
 }
 
-impl State<'_, '_> {
-    fn h_value(&self) -> u32 {
-        let a: u32 = self.terms.iter().map(|&x| x as u32).sum();
-        let b: u32 = self.rterms.iter().map(|&x| x as u32).sum();
-        a.max(b)
+impl<'h, 'a> Search<'h, 'a> {
+    fn new(h: &'h Heuristic<'a>, cells: &[u8], blank: u8, shared: &'h Shared) -> Self {
+        let mut s = Search {
+            h,
+            cells: [0; MAX_CELLS],
+            grid: [BLANK; MAX_CELLS],
+            rcells: [0; MAX_CELLS],
+            terms: [0; MAX_CELLS + 1],
+            rterms: [0; MAX_CELLS + 1],
+            hn: 0,
+            hr: 0,
+            path: vec![blank],
+            nodes: 0,
+            generated: 0,
+            budget: 0,
+            shared,
+        };
+        s.cells[..cells.len()].copy_from_slice(cells);
+        for (t, &c) in cells.iter().enumerate() {
+            s.grid[c as usize] = t as u8;
+        }
+        let mut terms = Vec::new();
+        h.terms(cells, &mut terms);
+        s.terms[..terms.len()].copy_from_slice(&terms);
+        s.hn = terms.iter().map(|&x| x as u32).sum();
+        if let Some((tiles, cell)) = &h.mirror {
+            let r = reflect(cells, tiles, cell);
+            s.rcells[..r.len()].copy_from_slice(&r);
+            h.terms(&r, &mut terms);
+            s.rterms[..terms.len()].copy_from_slice(&terms);
+            s.hr = terms.iter().map(|&x| x as u32).sum();
+        }
+        s
     }
 
-    /// Moves tile `t` to `to`; returns what to restore.
-    #[inline]
-    fn place(&mut self, t: u8, to: u8) -> (u8, u8, u8, u8) {
+    /// Back to `root`'s position, then the blank along `path`.
+    fn reset(&mut self, root: &Self, path: &[u8]) {
+        self.cells = root.cells;
+        self.grid = root.grid;
+        self.rcells = root.rcells;
+        self.terms = root.terms;
+        self.rterms = root.rterms;
+        self.hn = root.hn;
+        self.hr = root.hr;
+        self.path.clear();
+        self.path.extend_from_slice(&root.path);
+        for &to in path {
+            self.slide(to, None);
+        }
+    }
+
+    fn blank(&self) -> u8 {
+        *self.path.last().expect("the path holds the root")
+    }
+
+    /// The blank's cell before the last move ([`BLANK`] at the root).
+    fn previous(&self) -> u8 {
+        match self.path.len() {
+            0 | 1 => BLANK,
+            n => self.path[n - 2],
+        }
+    }
+
+    #[inline(always)]
+    fn h_value(&self) -> u32 {
+        self.hn.max(self.hr)
+    }
+
+    fn found(&self, nodes: u64, generated: u64) -> Found {
+        Found::Path {
+            blanks: self.path.clone(),
+            nodes,
+            generated,
+        }
+    }
+
+    /// Takes up to [`CHECK_EVERY`] nodes of the shared budget; false when none is left or
+    /// the goal was found elsewhere.
+    fn refill(&mut self) -> bool {
+        if self.shared.stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let limit = self.shared.limit;
+        let taken = self
+            .shared
+            .used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
+                (used < limit).then(|| used + CHECK_EVERY.min(limit - used))
+            });
+        match taken {
+            Ok(used) => {
+                self.budget = CHECK_EVERY.min(limit - used);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Returns the budget this search took and did not use.
+    fn give_back(&mut self) {
+        self.shared.used.fetch_sub(self.budget, Ordering::Relaxed);
+        self.budget = 0;
+    }
+
+    /// The placements the group terms of tile `t` take when it moves to `to`: its group's
+    /// rank and its mirror's group's rank in the reflected position (`u64::MAX` where the
+    /// tile counts by its Manhattan distance).
+    #[inline(always)]
+    fn ranks(&mut self, t: u8, to: u8) -> (u64, u64) {
         let h = self.h;
         let ti = t as usize;
-        self.cells[ti] = to;
-        let last = self.terms.len() - 1;
-        let (slot, old) = match h.group_of[ti] {
-            Some(g) => {
-                let (p, v) = &h.groups[g];
-                let old = self.terms[g];
-                self.terms[g] = v.get(p.rank_of(&self.cells));
-                (g as u8, old)
-            }
-            None => {
-                let old = self.terms[last];
-                (last as u8, old)
-            }
-        };
-        let (mut rslot, mut rold) = (u8::MAX, 0);
+        let mut rank = u64::MAX;
+        if let Some(g) = h.group_of[ti] {
+            let from = self.cells[ti];
+            self.cells[ti] = to;
+            rank = h.groups[g].0.rank_of(&self.cells);
+            self.cells[ti] = from;
+        }
+        let mut rrank = u64::MAX;
         if let Some((tiles, cell)) = &h.mirror {
             let m = tiles[ti] as usize;
-            self.reflected[m] = cell[to as usize];
+            if let Some(g) = h.group_of[m] {
+                let from = self.rcells[m];
+                self.rcells[m] = cell[to as usize];
+                rrank = h.groups[g].0.rank_of(&self.rcells);
+                self.rcells[m] = from;
+            }
+        }
+        (rank, rrank)
+    }
+
+    /// Slides the tile on `to` into the blank, its terms' new placements given (`ranks`, as
+    /// [`Search::ranks`] computes them) or computed here; returns what to put back.
+    #[inline(always)]
+    fn slide(&mut self, to: u8, ranks: Option<(u64, u64)>) -> Undo {
+        let h = self.h;
+        let blank = self.blank();
+        let t = self.grid[to as usize];
+        let (rank, rrank) = ranks.unwrap_or_else(|| self.ranks(t, blank));
+        let ti = t as usize;
+        let last = h.groups.len();
+        let mut u = Undo {
+            tile: t,
+            from: to,
+            slot: 0,
+            old: 0,
+            rslot: 0,
+            rold: 0,
+            hn: self.hn,
+            hr: self.hr,
+        };
+        match h.group_of[ti] {
+            Some(g) => {
+                let v = h.groups[g].1.get(rank);
+                u.slot = g as u8;
+                u.old = self.terms[g];
+                self.terms[g] = v;
+                self.hn = self.hn + v as u32 - u.old as u32;
+            }
+            None => {
+                let md = &h.manhattan[ti];
+                u.slot = last as u8;
+                u.old = self.terms[last];
+                let v = u.old + md[blank as usize] - md[to as usize];
+                self.terms[last] = v;
+                self.hn = self.hn + v as u32 - u.old as u32;
+            }
+        }
+        if let Some((tiles, cell)) = &h.mirror {
+            let m = tiles[ti] as usize;
+            let (rto, rfrom) = (cell[blank as usize], cell[to as usize]);
+            self.rcells[m] = rto;
             match h.group_of[m] {
                 Some(g) => {
-                    let (p, v) = &h.groups[g];
-                    rold = self.rterms[g];
-                    rslot = g as u8;
-                    self.rterms[g] = v.get(p.rank_of(&self.reflected));
+                    let v = h.groups[g].1.get(rrank);
+                    u.rslot = g as u8;
+                    u.rold = self.rterms[g];
+                    self.rterms[g] = v;
+                    self.hr = self.hr + v as u32 - u.rold as u32;
                 }
                 None => {
-                    rold = self.rterms[last];
-                    rslot = last as u8;
+                    let md = &h.manhattan[m];
+                    u.rslot = last as u8;
+                    u.rold = self.rterms[last];
+                    let v = u.rold + md[rto as usize] - md[rfrom as usize];
+                    self.rterms[last] = v;
+                    self.hr = self.hr + v as u32 - u.rold as u32;
                 }
             }
         }
-        (slot, old, rslot, rold)
+        self.cells[ti] = blank;
+        self.grid[blank as usize] = t;
+        self.grid[to as usize] = BLANK;
+        self.path.push(to);
+        u
     }
 
-    fn dfs(&mut self, blank: u8, prev: u8, g: u32, bound: u32) -> Step {
-        let f = g + self.h_value();
-        if f > bound {
-            return Step::Over(f);
+    #[inline(always)]
+    fn unslide(&mut self, u: Undo) {
+        let h = self.h;
+        let ti = u.tile as usize;
+        self.path.pop();
+        let blank = self.blank();
+        self.cells[ti] = u.from;
+        self.grid[u.from as usize] = u.tile;
+        self.grid[blank as usize] = BLANK;
+        self.terms[u.slot as usize] = u.old;
+        self.hn = u.hn;
+        if let Some((tiles, cell)) = &h.mirror {
+            self.rcells[tiles[ti] as usize] = cell[u.from as usize];
+            self.rterms[u.rslot as usize] = u.rold;
+            self.hr = u.hr;
         }
-        if self.terms.iter().all(|&x| x == 0) {
+    }
+
+    /// The depth-first search below the current position, `g` moves from the root (which
+    /// must be within `bound`), `prev` the blank's cell before (not moved back to); with the
+    /// CPU's popcount instruction where it has one (each lookup's rank counts set bits).
+    fn dfs(&mut self, g: u32, bound: u32, prev: u8) -> Step {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has POPCNT (checked just above).
+            return unsafe { self.dfs_popcnt(g, bound, prev) };
+        }
+        self.dfs_body::<false>(g, bound, prev)
+    }
+
+    /// [`Search::dfs`] compiled with POPCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    fn dfs_popcnt(&mut self, g: u32, bound: u32, prev: u8) -> Step {
+        self.dfs_body::<true>(g, bound, prev)
+    }
+
+    /// The search of [`Search::dfs`]; `POPCNT`: the CPU has it (and this is inlined into
+    /// [`Search::dfs_popcnt`]).
+    #[inline(always)]
+    fn dfs_body<const POPCNT: bool>(&mut self, g: u32, bound: u32, prev: u8) -> Step {
+        if self.hn == 0 {
             return Step::Found;
         }
-        if self.nodes >= self.limit {
+        if self.budget == 0 && !self.refill() {
             return Step::Limit;
         }
+        self.budget -= 1;
         self.nodes += 1;
-        let (r, c) = (blank as usize / self.cols, blank as usize % self.cols);
-        let mut next = [BLANK; 4];
-        if r > 0 {
-            next[0] = blank - self.cols as u8;
-        }
-        if c > 0 {
-            next[1] = blank - 1;
-        }
-        if c + 1 < self.cols {
-            next[2] = blank + 1;
-        }
-        if r + 1 < self.rows {
-            next[3] = blank + self.cols as u8;
-        }
-        let mut least = u32::MAX;
-        for to in next {
+        let h = self.h;
+        let blank = self.blank();
+        // First every child's placements, their values fetched from memory side by side.
+        let mut children = [(BLANK, 0u64, 0u64); 4];
+        for (child, &to) in children.iter_mut().zip(&h.neighbours[blank as usize]) {
             if to == BLANK || to == prev {
                 continue;
             }
-            // The tile on `to` slides into the blank.
-            self.generated += 1;
             let t = self.grid[to as usize];
-            let ti = t as usize;
-            let last = self.terms.len() - 1;
-            let (slot, old, rslot, rold) = self.place(t, blank);
-            if self.h.group_of[ti].is_none() {
-                let md = &self.h.manhattan[ti];
-                self.terms[last] = self.terms[last] + md[blank as usize] - md[to as usize];
+            let (rank, rrank) = self.ranks(t, blank);
+            h.prefetch(t, rank, rrank);
+            *child = (to, rank, rrank);
+        }
+        let mut least = u32::MAX;
+        for (to, rank, rrank) in children {
+            if to == BLANK {
+                continue;
             }
-            if let Some((tiles, cell)) = &self.h.mirror {
-                let m = tiles[ti] as usize;
-                if self.h.group_of[m].is_none() {
-                    let md = &self.h.manhattan[m];
-                    self.rterms[last] = self.rterms[last] + md[cell[blank as usize] as usize]
-                        - md[cell[to as usize] as usize];
+            self.generated += 1;
+            let u = self.slide(to, Some((rank, rrank)));
+            let f = g + 1 + self.h_value();
+            if f > bound {
+                least = least.min(f);
+            } else {
+                let below = {
+                    #[cfg(target_arch = "x86_64")]
+                    if POPCNT {
+                        // SAFETY: `POPCNT` is set only below a check that the CPU has it.
+                        unsafe { self.dfs_popcnt(g + 1, bound, blank) }
+                    } else {
+                        self.dfs_body::<false>(g + 1, bound, blank)
+                    }
+                    #[cfg(not(target_arch = "x86_64"))]
+                    self.dfs_body::<false>(g + 1, bound, blank)
+                };
+                match below {
+                    Step::Found => return Step::Found,
+                    Step::Limit => return Step::Limit,
+                    Step::Over(x) => least = least.min(x),
                 }
             }
-            self.grid[blank as usize] = t;
-            self.grid[to as usize] = BLANK;
-            self.path.push(to);
-            match self.dfs(to, blank, g + 1, bound) {
-                Step::Found => return Step::Found,
-                Step::Limit => return Step::Limit,
-                Step::Over(x) => least = least.min(x),
-            }
-            self.path.pop();
-            self.grid[to as usize] = t;
-            self.grid[blank as usize] = BLANK;
-            self.cells[ti] = to;
-            self.terms[slot as usize] = old;
-            if let Some((tiles, cell)) = &self.h.mirror {
-                self.reflected[tiles[ti] as usize] = cell[to as usize];
-                self.rterms[rslot as usize] = rold;
-            }
+            self.unslide(u);
         }
         Step::Over(least)
     }

@@ -44,6 +44,7 @@
 pub mod driver;
 pub mod file;
 pub mod ida;
+pub mod large;
 pub mod model;
 pub mod pattern;
 pub mod search;
@@ -52,7 +53,7 @@ pub mod tiles;
 use huarong_core::picture::{Cell, Look, Picture};
 use huarong_core::{DistanceSources, Fingerprint, Puzzle};
 
-pub use file::{PuzzleError, parse};
+pub use file::{PuzzleError, parse, parse_tiles};
 pub use model::{Axis, METRICS};
 
 /// Version of the state encoding (part of every fingerprint): bump it when codes change meaning.

@@ -1,5 +1,5 @@
 //! Pattern databases' abstract spaces for the sliding tiles: a group of tiles on a board of at
-//! most 16 cells, the other tiles forgotten ([`huarong_core::abstraction`]).
+//! most 32 cells, the other tiles forgotten ([`huarong_core::abstraction`]).
 //!
 //! A placement is the cells of the group's `k` tiles, in the group's order: a `k`-permutation
 //! of the `n` cells, ranked densely in `0..n!/(n−k)!` by reading, for each tile in turn, its
@@ -19,8 +19,15 @@ use crate::tiles::{Divisor, select};
 /// Version of the placement ranking (part of the fingerprint).
 const RANKING_VERSION: u64 = 1;
 /// Most tiles in one group: the 8-tile database of the fifteen puzzle has 518,918,400
-/// placements; a 9-tile group would have 4,151,347,200, more than a 32-bit index.
+/// placements; a 9-tile group would have 4,151,347,200 and need 21 GB to build.
 pub const MAX_GROUP: usize = 8;
+/// Most placements of a group (ranks are 32-bit): 25!/18! = 2,422,728,000 for 7 tiles of the
+/// twenty-four puzzle fits, 25!/17! does not.
+pub const MAX_PLACEMENTS: u64 = 1 << 32;
+/// Most placements of a group [`TileBoard::default_groups`] picks: the fifteen puzzle's 8
+/// tiles (518,918,400) but the twenty-four puzzle's 6 (127,512,000; 7 would take 2.4 billion
+/// placements and 22 GB to build).
+pub const DEFAULT_PLACEMENTS: u64 = 600_000_000;
 
 /// The sliding tiles of a puzzle file as cells: every tile's goal cell, the blank's.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,7 +99,7 @@ impl TileBoard {
             .iter()
             .map(|c| c.masks[places[c.offset] as usize].trailing_zeros() as u8)
             .collect();
-        let used = cells.iter().fold(0u32, |m, &c| m | 1 << c);
+        let used = cells.iter().fold(0u64, |m, &c| m | 1 << c);
         let blank = (!used).trailing_zeros() as u8;
         (cells, blank)
     }
@@ -122,12 +129,18 @@ impl TileBoard {
     }
 
     /// The default partition: the tiles in reading order of their goal cells, cut into the
-    /// fewest groups of at most [`MAX_GROUP`] tiles, as even as can be with the smaller first
-    /// (the fifteen puzzle: 7 then 8, Korf & Felner's 7-8 partition; the eight puzzle: one).
+    /// fewest groups of at most [`MAX_GROUP`] tiles and [`DEFAULT_PLACEMENTS`] placements, as
+    /// even as can be with the smaller first (the fifteen puzzle: 7 then 8, Korf & Felner's 7-8
+    /// partition; the eight puzzle: one; the twenty-four puzzle: four of 6, in rows).
     pub fn default_groups(&self) -> Vec<String> {
         let mut order: Vec<usize> = (0..self.tiles()).collect();
         order.sort_by_key(|&t| self.goal[t]);
-        let count = self.tiles().div_ceil(MAX_GROUP);
+        let n = self.cells() as u64;
+        let largest = (1..=MAX_GROUP as u64)
+            .take_while(|&k| (n - k + 1..=n).product::<u64>() <= DEFAULT_PLACEMENTS)
+            .last()
+            .unwrap_or(1) as usize;
+        let count = self.tiles().div_ceil(largest);
         let mut out = Vec::new();
         let mut start = 0;
         for g in 0..count {
@@ -167,11 +180,11 @@ pub struct Pattern {
     /// The radices `n − i` of the ranks' digits, as divisors (ranks are below 2^32).
     radices: Vec<Divisor>,
     /// Cells not in the first / last column (a region grows left / right only from them).
-    not_first: u32,
-    not_last: u32,
-    all: u32,
+    not_first: u64,
+    not_last: u64,
+    all: u64,
     /// The cells next to each cell.
-    next_to: [u16; MAX_CELLS],
+    next_to: [u64; MAX_CELLS],
 }
 
 impl Pattern {
@@ -179,11 +192,17 @@ impl Pattern {
     pub fn new(board: &TileBoard, letters: &str) -> Result<Pattern, String> {
         let tiles = board.group(letters)?;
         let n = board.cells();
-        let len = (n - tiles.len() + 1..=n).map(|x| x as u64).product();
+        let len: u64 = (n - tiles.len() + 1..=n).map(|x| x as u64).product();
+        if len > MAX_PLACEMENTS {
+            return Err(format!(
+                "group {letters:?}: {len} placements, more than the {MAX_PLACEMENTS} a 32-bit \
+                 rank holds: use smaller groups"
+            ));
+        }
         let (rows, cols) = (board.rows, board.cols);
-        let mut not_first = 0u32;
-        let mut not_last = 0u32;
-        let mut next_to = [0u16; MAX_CELLS];
+        let mut not_first = 0u64;
+        let mut not_last = 0u64;
+        let mut next_to = [0u64; MAX_CELLS];
         for (c, next) in next_to.iter_mut().enumerate().take(n) {
             let (r, col) = (c / cols, c % cols);
             if col > 0 {
@@ -212,7 +231,7 @@ impl Pattern {
             len,
             not_first,
             not_last,
-            all: (1u32 << n) - 1,
+            all: (1u64 << n) - 1,
             next_to,
         })
     }
@@ -233,10 +252,10 @@ impl Pattern {
     /// The rank of the placement whose `i`-th tile is on `cells[i]`.
     #[inline(always)]
     pub fn rank(&self, cells: &[u8]) -> u64 {
-        let mut used = 0u32;
+        let mut used = 0u64;
         let mut r = 0u64;
         for (i, &c) in cells.iter().enumerate() {
-            let d = c as u32 - (used & ((1u32 << c) - 1)).count_ones();
+            let d = c as u32 - (used & ((1u64 << c) - 1)).count_ones();
             r = r * (self.n - i) as u64 + d as u64;
             used |= 1 << c;
         }
@@ -246,11 +265,11 @@ impl Pattern {
     /// The rank of the group's placement in a position given as every tile's cell.
     #[inline(always)]
     pub fn rank_of(&self, position: &[u8]) -> u64 {
-        let mut used = 0u32;
+        let mut used = 0u64;
         let mut r = 0u64;
         for (i, &t) in self.tiles.iter().enumerate() {
             let c = position[t as usize];
-            let d = c as u32 - (used & ((1u32 << c) - 1)).count_ones();
+            let d = c as u32 - (used & ((1u64 << c) - 1)).count_ones();
             r = r * (self.n - i) as u64 + d as u64;
             used |= 1 << c;
         }
@@ -261,7 +280,7 @@ impl Pattern {
     pub fn unrank(&self, rank: u64, out: &mut [u8]) {
         let k = self.tiles.len();
         let mut digits = [0u8; MAX_CELLS];
-        // Below 16!/8! < 2^32 (at most 8 tiles of 16 cells).
+        // Below 2^32 ([`Pattern::new`] refuses larger groups).
         let mut rank = rank as u32;
         for i in (0..k).rev() {
             let (q, r) = self.radices[i].div_rem(rank);
@@ -270,7 +289,8 @@ impl Pattern {
         }
         let mut left = self.all;
         for i in 0..k {
-            let c = select(left, digits[i] as u32);
+            // At most 32 cells.
+            let c = select(left as u32, digits[i] as u32);
             out[i] = c;
             left &= !(1 << c);
         }
@@ -278,19 +298,19 @@ impl Pattern {
 
     /// The cells of the placement ranked `placement` and its free cells.
     #[inline(always)]
-    fn decode(&self, placement: u64) -> ([u8; MAX_CELLS], u32) {
+    fn decode(&self, placement: u64) -> ([u8; MAX_CELLS], u64) {
         let mut cells = [0u8; MAX_CELLS];
         self.unrank(placement, &mut cells);
         let used = cells[..self.tiles.len()]
             .iter()
-            .fold(0u32, |m, &c| m | 1 << c);
+            .fold(0u64, |m, &c| m | 1 << c);
         (cells, self.all & !used)
     }
 
     /// The moves of `cells` (a placement, decoded; `free` its free cells) from its region
     /// `region`.
     #[inline(always)]
-    fn moves_of(&self, cells: &mut [u8], free: u32, region: u16, next: &mut dyn FnMut(u64, u16)) {
+    fn moves_of(&self, cells: &mut [u8], free: u64, region: u64, next: &mut dyn FnMut(u64, u64)) {
         for i in 0..cells.len() {
             let from = cells[i];
             let mut into = self.next_to[from as usize] & region;
@@ -298,7 +318,7 @@ impl Pattern {
                 let to = into.trailing_zeros() as u8;
                 into &= into - 1;
                 cells[i] = to;
-                let after = (free & !(1u32 << to)) | 1 << from;
+                let after = (free & !(1u64 << to)) | 1 << from;
                 next(self.rank(cells), self.grow(after, from as usize));
             }
             cells[i] = from;
@@ -307,9 +327,9 @@ impl Pattern {
 
     /// The region of `cell` among `free`: grown one ring of neighbours at a time.
     #[inline(always)]
-    fn grow(&self, free: u32, cell: usize) -> u16 {
+    fn grow(&self, free: u64, cell: usize) -> u64 {
         let cols = self.board.cols;
-        let mut r = 1u32 << cell;
+        let mut r = 1u64 << cell;
         loop {
             let g = (r
                 | ((r & self.not_last) << 1)
@@ -318,7 +338,7 @@ impl Pattern {
                 | (r >> cols))
                 & free;
             if g == r {
-                return r as u16;
+                return r;
             }
             r = g;
         }
@@ -352,7 +372,7 @@ impl Abstraction for Pattern {
         self.n
     }
 
-    fn goal(&self) -> (u64, u16) {
+    fn goal(&self) -> (u64, u64) {
         let cells: Vec<u8> = self
             .tiles
             .iter()
@@ -360,25 +380,25 @@ impl Abstraction for Pattern {
             .collect();
         let rank = self.rank(&cells);
         let free = self.free(rank);
-        (rank, self.grow(free as u32, self.board.goal_blank as usize))
+        (rank, self.grow(free, self.board.goal_blank as usize))
     }
 
-    fn free(&self, placement: u64) -> u16 {
-        self.decode(placement).1 as u16
+    fn free(&self, placement: u64) -> u64 {
+        self.decode(placement).1
     }
 
-    fn region(&self, free: u16, cell: usize) -> u16 {
-        self.grow(free as u32, cell)
+    fn region(&self, free: u64, cell: usize) -> u64 {
+        self.grow(free, cell)
     }
 
-    fn moves(&self, placement: u64, region: u16, next: &mut dyn FnMut(u64, u16)) {
+    fn moves(&self, placement: u64, region: u64, next: &mut dyn FnMut(u64, u64)) {
         let (mut cells, free) = self.decode(placement);
         self.moves_of(&mut cells[..self.tiles.len()], free, region, next);
     }
 
     /// One decoding of the placement for all its regions in `front`; with the CPU's popcount
     /// instruction where it has one (the ranks count set bits).
-    fn expand(&self, placement: u64, front: u16, next: &mut dyn FnMut(u64, u16)) -> u16 {
+    fn expand(&self, placement: u64, front: u64, next: &mut dyn FnMut(u64, u64)) -> u64 {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("popcnt") {
             // SAFETY: the CPU has POPCNT (checked just above).
@@ -395,14 +415,14 @@ impl Pattern {
     unsafe fn expand_popcnt(
         &self,
         placement: u64,
-        front: u16,
-        next: &mut dyn FnMut(u64, u16),
-    ) -> u16 {
+        front: u64,
+        next: &mut dyn FnMut(u64, u64),
+    ) -> u64 {
         self.expand_here(placement, front, next)
     }
 
     #[inline(always)]
-    fn expand_here(&self, placement: u64, front: u16, next: &mut dyn FnMut(u64, u16)) -> u16 {
+    fn expand_here(&self, placement: u64, front: u64, next: &mut dyn FnMut(u64, u64)) -> u64 {
         let (mut cells, free) = self.decode(placement);
         let k = self.tiles.len();
         let (mut left, mut done) = (front, 0);

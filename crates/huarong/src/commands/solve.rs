@@ -305,7 +305,12 @@ fn position_line(
         (None, None) => "unsolvable".into(),
     };
     let nodes = nodes.map_or(String::new(), |n| {
-        format!("  {} nodes ({} generated)", n.expanded, n.generated)
+        format!(
+            "  {} nodes ({} generated, {:.1} M/s)",
+            n.expanded,
+            n.generated,
+            n.generated as f64 / seconds.max(1e-9) / 1e6
+        )
     });
     (format!("{position}  {what}{nodes}  {seconds:.3} s\n"), ok)
 }
