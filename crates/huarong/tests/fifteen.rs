@@ -12,20 +12,6 @@ use common::{huarong, ok, root, stderr};
 
 const GOAL: &str = ".123/4567/89AB/CDEF";
 
-/// The published instances: (position, optimal moves).
-fn korf() -> Vec<(String, usize)> {
-    std::fs::read_to_string(root().join("puzzles/korf-100.txt"))
-        .unwrap()
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|l| {
-            let (pos, rest) = l.split_once('#').unwrap();
-            let moves = rest.split(": ").nth(1).unwrap().split(' ').next().unwrap();
-            (pos.trim().to_owned(), moves.parse().unwrap())
-        })
-        .collect()
-}
-
 /// `huarong solve --puzzle puzzles/fifteen.toml --positions LIST --tables TABLES --json`: its
 /// exit status and its lines.
 fn solve_positions(list: &Path, tables: &Path) -> (Option<i32>, Vec<serde_json::Value>) {
@@ -47,35 +33,14 @@ fn solve_positions(list: &Path, tables: &Path) -> (Option<i32>, Vec<serde_json::
     (o.status.code(), lines)
 }
 
-/// Whether `b` is `a` with one tile slid into the blank from an adjacent cell.
-fn one_move(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (
-        a.replace('/', "").chars().collect(),
-        b.replace('/', "").chars().collect(),
-    );
-    let blank = |v: &[char]| v.iter().position(|&c| c == '.').unwrap();
-    let (x, y) = (blank(&a), blank(&b));
-    let adjacent = (x / 4 == y / 4 && x.abs_diff(y) == 1) || x.abs_diff(y) == 4;
-    let mut swapped = a.clone();
-    swapped.swap(x, y);
-    adjacent && swapped == b
-}
-
 #[test]
 fn korfs_100_instances_are_solved_optimally_over_databases_the_pipeline_built() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("pdb");
-    let pipeline = dir.path().join("pdb.toml");
-    std::fs::write(
-        &pipeline,
-        format!(
-            "name = \"pdb\"\noutput = \"{}\"\n[sliding]\npuzzles = [\"{}\"]\nmetrics = [\"step\"]\n\
-             patterns = [\"123456\", \"789ABC\", \"DEF\"]\nspaces = false\n",
-            out.display(),
-            root().join("puzzles/fifteen.toml").display()
-        ),
-    )
-    .unwrap();
+    let (pipeline, out) = common::pattern_pipeline(
+        dir.path(),
+        "puzzles/fifteen.toml",
+        "[\"123456\", \"789ABC\", \"DEF\"]",
+    );
     // Beyond the run's memory bound (1,000 states at 32 bytes: 32 kB), refused before any work.
     let o = huarong(&["run", pipeline.to_str().unwrap(), "--max-states", "1000"]);
     assert_eq!(o.status.code(), Some(2));
@@ -87,7 +52,7 @@ fn korfs_100_instances_are_solved_optimally_over_databases_the_pipeline_built() 
     assert!(!out.exists(), "nothing was written");
     let log = ok(&["run", pipeline.to_str().unwrap()]);
     assert!(log.contains("pattern-4x4-789ABC"), "{log}");
-    let all = korf();
+    let all = common::published_optima("puzzles/korf-100.txt");
     assert_eq!(all.len(), 100);
     let list = dir.path().join("positions.txt");
     let text: String = all.iter().map(|(p, m)| format!("{p}  # {m}\n")).collect();
@@ -121,10 +86,13 @@ fn korfs_100_instances_are_solved_optimally_over_databases_the_pipeline_built() 
             .iter()
             .map(|s| s.as_str().unwrap())
             .collect();
-        assert_eq!(path.len(), optimum + 1);
+        assert_eq!(path.len() as u64, optimum + 1);
         assert_eq!(path[0], position);
         assert_eq!(*path.last().unwrap(), GOAL);
-        assert!(path.windows(2).all(|w| one_move(w[0], w[1])), "{position}");
+        assert!(
+            path.windows(2).all(|w| common::one_move(w[0], w[1], 4)),
+            "{position}"
+        );
     }
 }
 

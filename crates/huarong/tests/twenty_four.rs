@@ -61,20 +61,6 @@ fn rows(p: &[u8]) -> String {
         .join("/")
 }
 
-/// Whether `b` is `a` with one tile slid into the blank from an adjacent cell.
-fn one_move(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (
-        a.replace('/', "").chars().collect(),
-        b.replace('/', "").chars().collect(),
-    );
-    let blank = |v: &[char]| v.iter().position(|&c| c == '.').unwrap();
-    let (x, y) = (blank(&a), blank(&b));
-    let adjacent = (x / SIDE == y / SIDE && x.abs_diff(y) == 1) || x.abs_diff(y) == SIDE;
-    let mut swapped = a.clone();
-    swapped.swap(x, y);
-    adjacent && swapped == b
-}
-
 fn solve_positions(list: &Path, tables: &Path, extra: &[&str]) -> (Option<i32>, String) {
     let puzzle = root().join("puzzles/twenty-four.toml");
     let mut args = vec![
@@ -95,18 +81,11 @@ fn solve_positions(list: &Path, tables: &Path, extra: &[&str]) -> (Option<i32>, 
 #[test]
 fn positions_of_known_depth_are_solved_optimally_over_databases_the_pipeline_built() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("pdb");
-    let pipeline = dir.path().join("pdb.toml");
-    std::fs::write(
-        &pipeline,
-        format!(
-            "name = \"pdb\"\noutput = \"{}\"\n[sliding]\npuzzles = [\"{}\"]\nmetrics = [\"step\"]\n\
-             patterns = [\"1256\", \"3478\", \"9ADE\", \"BCGH\", \"FKLM\", \"IJNO\"]\nspaces = false\n",
-            out.display(),
-            root().join("puzzles/twenty-four.toml").display()
-        ),
-    )
-    .unwrap();
+    let (pipeline, out) = common::pattern_pipeline(
+        dir.path(),
+        "puzzles/twenty-four.toml",
+        "[\"1256\", \"3478\", \"9ADE\", \"BCGH\", \"FKLM\", \"IJNO\"]",
+    );
     let log = ok(&["run", pipeline.to_str().unwrap()]);
     assert!(log.contains("pattern-5x5-IJNO"), "{log}");
     // Positions up to 16 moves from the goal; the solver gets the deepest ones and some of
@@ -153,7 +132,10 @@ fn positions_of_known_depth_are_solved_optimally_over_databases_the_pipeline_bui
         assert_eq!(path.len(), *d as usize + 1);
         assert_eq!(path[0], position);
         assert_eq!(*path.last().unwrap(), GOAL);
-        assert!(path.windows(2).all(|w| one_move(w[0], w[1])), "{position}");
+        assert!(
+            path.windows(2).all(|w| common::one_move(w[0], w[1], SIDE)),
+            "{position}"
+        );
     }
 }
 
@@ -216,20 +198,9 @@ fn instances_are_read_and_unsolvable_ones_answered_at_once() {
 /// docs/bench/twenty-four.txt.
 #[test]
 fn korf_and_taylors_optima_fit_their_positions() {
-    let text = std::fs::read_to_string(root().join("puzzles/korf-taylor-24.txt")).unwrap();
     let goal: Vec<char> = GOAL.replace('/', "").chars().collect();
     let mut optima = Vec::new();
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let (position, rest) = line.split_once('#').unwrap();
-        let moves: u32 = rest
-            .split(": ")
-            .nth(1)
-            .unwrap()
-            .split(' ')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
+    for (position, moves) in common::published_optima("puzzles/korf-taylor-24.txt") {
         let cells: Vec<char> = position.trim().replace('/', "").chars().collect();
         let mut sorted = cells.clone();
         sorted.sort();
@@ -245,8 +216,8 @@ fn korf_and_taylors_optima_fit_their_positions() {
                 (c / SIDE).abs_diff(g / SIDE) + (c % SIDE).abs_diff(g % SIDE)
             })
             .sum();
-        assert!(manhattan as u32 <= moves, "{position}");
-        assert_eq!((moves - manhattan as u32) % 2, 0, "{position}");
+        assert!(manhattan as u64 <= moves, "{position}");
+        assert_eq!((moves - manhattan as u64) % 2, 0, "{position}");
         optima.push(moves);
     }
     assert_eq!(optima, [100, 95, 108, 98, 101, 96, 104, 97, 113, 114]);

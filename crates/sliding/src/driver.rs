@@ -467,6 +467,30 @@ impl PuzzleInstance {
     }
 }
 
+/// IDA* from tile `t` on `cells[t]` and the blank on `blank`, expanding at most `limit` nodes:
+/// the blank's cells along an optimal path, and the nodes.
+fn ida_path(
+    heuristic: &Heuristic<'_>,
+    cells: &[u8],
+    blank: u8,
+    limit: u64,
+) -> Result<(Vec<u8>, Nodes), SolveError> {
+    match ida::solve(heuristic, cells, blank, limit) {
+        ida::Found::Path {
+            blanks,
+            nodes,
+            generated,
+        } => Ok((
+            blanks,
+            Nodes {
+                expanded: nodes,
+                generated,
+            },
+        )),
+        ida::Found::Limit(n) => Err(SolveError::Nodes(n)),
+    }
+}
+
 impl PuzzleInstance {
     /// An optimal path by IDA* over `databases` (and the Manhattan distance of the tiles they
     /// leave out), at most `limit` nodes; and the nodes expanded. The tiles' parity is checked
@@ -483,20 +507,7 @@ impl PuzzleInstance {
         }
         let heuristic = Heuristic::new(board, databases);
         let (cells, blank) = board.position(&self.puzzle, self.start);
-        let (blanks, nodes) = match ida::solve(&heuristic, &cells, blank, limit) {
-            ida::Found::Path {
-                blanks,
-                nodes,
-                generated,
-            } => (
-                blanks,
-                Nodes {
-                    expanded: nodes,
-                    generated,
-                },
-            ),
-            ida::Found::Limit(n) => return Err(SolveError::Nodes(n)),
-        };
+        let (blanks, nodes) = ida_path(&heuristic, &cells, blank, limit)?;
         // The blank's path as positions: each step the successor with the blank there.
         let mut path = vec![self.start];
         let mut next = Vec::new();
@@ -634,21 +645,7 @@ impl LargeInstance {
             return Ok((None, Nodes::default()));
         }
         let heuristic = Heuristic::new(&self.tiles.board, databases);
-        let (blanks, nodes) =
-            match ida::solve(&heuristic, &self.start.cells, self.start.blank, limit) {
-                ida::Found::Path {
-                    blanks,
-                    nodes,
-                    generated,
-                } => (
-                    blanks,
-                    Nodes {
-                        expanded: nodes,
-                        generated,
-                    },
-                ),
-                ida::Found::Limit(n) => return Err(SolveError::Nodes(n)),
-            };
+        let (blanks, nodes) = ida_path(&heuristic, &self.start.cells, self.start.blank, limit)?;
         let mut p = self.start.clone();
         let mut path = vec![p.clone()];
         for &b in &blanks[1..] {

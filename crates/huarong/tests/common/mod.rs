@@ -114,3 +114,51 @@ pub fn assert_same_outputs(a: &Path, b: &Path, what: &str) {
         assert!(sb[name] == *bytes, "{what}: {} differs", name.display());
     }
 }
+
+/// Whether `b` is `a` with one tile slid into the blank from an adjacent cell: two positions of
+/// sliding tiles written as rows of `cols` cells joined by '/', '.' the blank.
+pub fn one_move(a: &str, b: &str, cols: usize) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (
+        a.replace('/', "").chars().collect(),
+        b.replace('/', "").chars().collect(),
+    );
+    let blank = |v: &[char]| v.iter().position(|&c| c == '.').unwrap();
+    let (x, y) = (blank(&a), blank(&b));
+    let adjacent = (x / cols == y / cols && x.abs_diff(y) == 1) || x.abs_diff(y) == cols;
+    let mut swapped = a.clone();
+    swapped.swap(x, y);
+    adjacent && swapped == b
+}
+
+/// The positions of a bundled instances file (`puzzles/korf-100.txt`: a position, then after
+/// '#' its number and published optimum, `# 1: 57 moves`) and their optima.
+pub fn published_optima(file: &str) -> Vec<(String, u64)> {
+    std::fs::read_to_string(root().join(file))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let (pos, rest) = l.split_once('#').unwrap();
+            let moves = rest.split(": ").nth(1).unwrap().split(' ').next().unwrap();
+            (pos.trim().to_owned(), moves.parse().unwrap())
+        })
+        .collect()
+}
+
+/// A pipeline file in `dir` that builds only the pattern databases `groups` (a TOML list of
+/// tile letters) of the bundled puzzle `puzzle` into `dir/pdb`: the file and the folder.
+pub fn pattern_pipeline(dir: &Path, puzzle: &str, groups: &str) -> (PathBuf, PathBuf) {
+    let out = dir.join("pdb");
+    let file = dir.join("pdb.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "name = \"pdb\"\noutput = \"{}\"\n[sliding]\npuzzles = [\"{}\"]\nmetrics = [\"step\"]\n\
+             patterns = {groups}\nspaces = false\n",
+            out.display(),
+            root().join(puzzle).display()
+        ),
+    )
+    .unwrap();
+    (file, out)
+}
