@@ -111,33 +111,22 @@ impl<'a> Heuristic<'a> {
         out.push(m as u8);
     }
 
-    /// Asks the memory for the values [`Search::slide`] will read when tile `t` moves: its
-    /// group's at `rank`, its mirror's group's at `rrank` (`u64::MAX`: none).
+    /// Asks the memory for the byte of group `g`'s database at `rank`.
     #[inline(always)]
-    fn prefetch(&self, t: u8, rank: u64, rrank: u64) {
+    fn prefetch(&self, g: usize, rank: u64) {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let at = |g: usize, r: u64| {
-                let byte = match self.groups[g].1 {
-                    Values::Bytes(b) => &b[r as usize],
-                    Values::Nibbles(b) => &b[(r / 2) as usize],
-                };
-                // SAFETY: SSE is part of x86_64; a prefetch reads nothing and `byte` is a
-                // value of the database.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>((byte as *const u8).cast()) };
+            let byte = match self.groups[g].1 {
+                Values::Bytes(b) => &b[rank as usize],
+                Values::Nibbles(b) => &b[(rank / 2) as usize],
             };
-            if let Some(g) = self.group_of[t as usize] {
-                at(g, rank);
-            }
-            if let Some((tiles, _)) = &self.mirror
-                && let Some(g) = self.group_of[tiles[t as usize] as usize]
-            {
-                at(g, rrank);
-            }
+            // SAFETY: SSE is part of x86_64; a prefetch reads nothing and `byte` is a value
+            // of the database.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>((byte as *const u8).cast()) };
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = (t, rank, rrank);
+        let _ = (g, rank);
     }
 
     /// The heuristic value of a position given as every tile's cell.
@@ -469,41 +458,67 @@ impl<'h, 'a> Search<'h, 'a> {
         self.budget = 0;
     }
 
-    /// The placements the group terms of tile `t` take when it moves to `to`: its group's
-    /// rank and its mirror's group's rank in the reflected position (`u64::MAX` where the
-    /// tile counts by its Manhattan distance).
+    /// The placement tile `t`'s group takes when it moves to `to` (`u64::MAX` where the tile
+    /// counts by its Manhattan distance), its database's byte asked for.
     #[inline(always)]
-    fn ranks(&mut self, t: u8, to: u8) -> (u64, u64) {
+    fn rank(&mut self, t: u8, to: u8) -> u64 {
         let h = self.h;
         let ti = t as usize;
-        let mut rank = u64::MAX;
-        if let Some(g) = h.group_of[ti] {
-            let from = self.cells[ti];
-            self.cells[ti] = to;
-            rank = h.groups[g].0.rank_of(&self.cells);
-            self.cells[ti] = from;
-        }
-        let mut rrank = u64::MAX;
-        if let Some((tiles, cell)) = &h.mirror {
-            let m = tiles[ti] as usize;
-            if let Some(g) = h.group_of[m] {
-                let from = self.rcells[m];
-                self.rcells[m] = cell[to as usize];
-                rrank = h.groups[g].0.rank_of(&self.rcells);
-                self.rcells[m] = from;
+        let Some(g) = h.group_of[ti] else {
+            return u64::MAX;
+        };
+        let from = self.cells[ti];
+        self.cells[ti] = to;
+        let rank = h.groups[g].0.rank_of(&self.cells);
+        self.cells[ti] = from;
+        h.prefetch(g, rank);
+        rank
+    }
+
+    /// As [`Search::rank`] in the reflected position: the placement of the group of tile
+    /// `t`'s mirror when `t` moves to `to` (`u64::MAX`: no mirror, or no group).
+    #[inline(always)]
+    fn rrank(&mut self, t: u8, to: u8) -> u64 {
+        let h = self.h;
+        let Some((tiles, cell)) = &h.mirror else {
+            return u64::MAX;
+        };
+        let m = tiles[t as usize] as usize;
+        let Some(g) = h.group_of[m] else {
+            return u64::MAX;
+        };
+        let from = self.rcells[m];
+        self.rcells[m] = cell[to as usize];
+        let rank = h.groups[g].0.rank_of(&self.rcells);
+        self.rcells[m] = from;
+        h.prefetch(g, rank);
+        rank
+    }
+
+    /// The sum of the heuristic's terms (not the reflection's) once the tile `t` on `to`
+    /// slides into the blank, its group's new placement `rank` given.
+    #[inline(always)]
+    fn sum_after(&self, t: u8, to: u8, rank: u64) -> u32 {
+        let h = self.h;
+        let ti = t as usize;
+        match h.group_of[ti] {
+            Some(g) => self.hn - self.terms[g] as u32 + h.groups[g].1.get(rank) as u32,
+            None => {
+                let md = &h.manhattan[ti];
+                self.hn + md[self.blank() as usize] as u32 - md[to as usize] as u32
             }
         }
-        (rank, rrank)
     }
 
     /// Slides the tile on `to` into the blank, its terms' new placements given (`ranks`, as
-    /// [`Search::ranks`] computes them) or computed here; returns what to put back.
+    /// [`Search::rank`] and [`Search::rrank`] compute them) or computed here; returns what to
+    /// put back.
     #[inline(always)]
     fn slide(&mut self, to: u8, ranks: Option<(u64, u64)>) -> Undo {
         let h = self.h;
         let blank = self.blank();
         let t = self.grid[to as usize];
-        let (rank, rrank) = ranks.unwrap_or_else(|| self.ranks(t, blank));
+        let (rank, rrank) = ranks.unwrap_or_else(|| (self.rank(t, blank), self.rrank(t, blank)));
         let ti = t as usize;
         let last = h.groups.len();
         let mut u = Undo {
@@ -613,23 +628,38 @@ impl<'h, 'a> Search<'h, 'a> {
         self.nodes += 1;
         let h = self.h;
         let blank = self.blank();
-        // First every child's placements, their values fetched from memory side by side.
-        let mut children = [(BLANK, 0u64, 0u64); 4];
+        // First every child's placement of its group, their values fetched from memory side
+        // by side; then the children those leave within the bound get the reflection's.
+        let mut children = [(BLANK, 0u8, 0u64, 0u64); 4];
         for (child, &to) in children.iter_mut().zip(&h.neighbours[blank as usize]) {
             if to == BLANK || to == prev {
                 continue;
             }
             let t = self.grid[to as usize];
-            let (rank, rrank) = self.ranks(t, blank);
-            h.prefetch(t, rank, rrank);
-            *child = (to, rank, rrank);
+            *child = (to, t, self.rank(t, blank), 0);
         }
         let mut least = u32::MAX;
-        for (to, rank, rrank) in children {
+        for child in children.iter_mut() {
+            let (to, t, rank, _) = *child;
             if to == BLANK {
                 continue;
             }
             self.generated += 1;
+            // The heuristic is the larger of the two sums: over the bound by the first, the
+            // child needs no second lookup. (Its f is then exact to the least above the bound
+            // on boards whose values keep the Manhattan distance's parity, as ours do.)
+            let f = g + 1 + self.sum_after(t, to, rank);
+            if f > bound {
+                least = least.min(f);
+                child.0 = BLANK;
+            } else {
+                child.3 = self.rrank(t, blank);
+            }
+        }
+        for (to, _, rank, rrank) in children {
+            if to == BLANK {
+                continue;
+            }
             let u = self.slide(to, Some((rank, rrank)));
             let f = g + 1 + self.h_value();
             if f > bound {

@@ -179,6 +179,9 @@ pub struct Pattern {
     len: u64,
     /// The radices `n − i` of the ranks' digits, as divisors (ranks are below 2^32).
     radices: Vec<Divisor>,
+    /// Each digit's weight in the rank, the product of the later digits' radices: the digits
+    /// are independent of each other, so a rank is a sum of products, not a chain of them.
+    weights: Vec<u64>,
     /// Cells not in the first / last column (a region grows left / right only from them).
     not_first: u64,
     not_last: u64,
@@ -225,6 +228,9 @@ impl Pattern {
             radices: (0..tiles.len())
                 .map(|i| Divisor::new((n - i) as u32))
                 .collect(),
+            weights: (0..tiles.len())
+                .map(|i| (i + 1..tiles.len()).map(|j| (n - j) as u64).product())
+                .collect(),
             tiles,
             letters: letters.to_owned(),
             n,
@@ -254,9 +260,9 @@ impl Pattern {
     pub fn rank(&self, cells: &[u8]) -> u64 {
         let mut used = 0u64;
         let mut r = 0u64;
-        for (i, &c) in cells.iter().enumerate() {
+        for (&c, &w) in cells.iter().zip(&self.weights) {
             let d = c as u32 - (used & ((1u64 << c) - 1)).count_ones();
-            r = r * (self.n - i) as u64 + d as u64;
+            r += d as u64 * w;
             used |= 1 << c;
         }
         r
@@ -267,10 +273,10 @@ impl Pattern {
     pub fn rank_of(&self, position: &[u8]) -> u64 {
         let mut used = 0u64;
         let mut r = 0u64;
-        for (i, &t) in self.tiles.iter().enumerate() {
+        for (&t, &w) in self.tiles.iter().zip(&self.weights) {
             let c = position[t as usize];
             let d = c as u32 - (used & ((1u64 << c) - 1)).count_ones();
-            r = r * (self.n - i) as u64 + d as u64;
+            r += d as u64 * w;
             used |= 1 << c;
         }
         r
