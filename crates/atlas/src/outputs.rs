@@ -18,6 +18,8 @@ use rayon::prelude::*;
 
 use crate::manifest;
 use crate::space::{self, files};
+use huarong_core::ErrorKind;
+use huarong_core::driver::Families;
 use pipeline_config::{ConfigError, Pipeline};
 
 /// Why an output folder or one of its tables cannot be read.
@@ -58,6 +60,22 @@ pub enum OutputsError {
     Config(#[from] ConfigError),
     #[error(transparent)]
     Stage(#[from] StageError),
+}
+
+impl OutputsError {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            OutputsError::NotAnOutput(_) | OutputsError::NoPipeline { .. } => ErrorKind::NotFound,
+            OutputsError::NotMadeBy { .. }
+            | OutputsError::Changed(_)
+            | OutputsError::Unverified { .. } => ErrorKind::Corrupt,
+            OutputsError::UnknownSpace { .. } | OutputsError::UnknownMetric { .. } => {
+                ErrorKind::Invalid
+            }
+            OutputsError::Config(e) => e.kind(),
+            OutputsError::Stage(e) => e.kind(),
+        }
+    }
 }
 
 impl From<huarong_core::ArtifactError> for OutputsError {
@@ -111,7 +129,11 @@ impl Outputs {
     /// Opens `dir`, made by `pipeline` — or, when `None`, by `pipelines/<folder name>.toml`
     /// found in the working directory or one of its parents (the layout of this repository:
     /// `pipelines/huarong.toml` → `outputs/huarong/`).
-    pub fn open(dir: &Path, pipeline: Option<&Path>) -> Result<Outputs, OutputsError> {
+    pub fn open(
+        families: Families,
+        dir: &Path,
+        pipeline: Option<&Path>,
+    ) -> Result<Outputs, OutputsError> {
         let manifest_path = dir.join(manifest::FILE);
         let stored = manifest::stored_fingerprint(&manifest_path)
             .ok_or_else(|| OutputsError::NotAnOutput(dir.to_owned()))?;
@@ -122,7 +144,7 @@ impl Outputs {
             Some(p) => (p.to_owned(), PathBuf::from(".")),
             None => find_pipeline(dir)?,
         };
-        let loaded = load(&pipeline, &base)?;
+        let loaded = load(families, &pipeline, &base)?;
         let plan = loaded.section.spaces();
         let fingerprint = crate::fingerprint::fingerprint(&loaded, &plan, dir);
         if fingerprint.ok() != Some(stored) {
@@ -364,7 +386,7 @@ impl Outputs {
 }
 
 /// A pipeline whose relative file names are relative to `base`.
-fn load(pipeline: &Path, base: &Path) -> Result<Pipeline, OutputsError> {
+fn load(families: Families, pipeline: &Path, base: &Path) -> Result<Pipeline, OutputsError> {
     let text = std::fs::read_to_string(pipeline).map_err(|source| ConfigError::Read {
         path: pipeline.to_owned(),
         source,
@@ -374,7 +396,7 @@ fn load(pipeline: &Path, base: &Path) -> Result<Pipeline, OutputsError> {
         std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
     };
     Ok(
-        Pipeline::parse_with(&text, &read).map_err(|message| ConfigError::Invalid {
+        Pipeline::parse_with(families, &text, &read).map_err(|message| ConfigError::Invalid {
             path: pipeline.to_owned(),
             message,
         })?,

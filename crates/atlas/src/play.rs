@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
-use huarong_core::driver::{Instance, SolveRequest};
+use huarong_core::driver::{Families, Instance, SolveRequest};
 use huarong_core::picture::Picture;
 use huarong_core::{Fingerprint, Puzzle, UNREACHABLE, metric_index};
 
@@ -106,6 +106,8 @@ pub struct Position {
 /// Distance tables, components and explored components, shared by every request.
 #[derive(Debug)]
 pub struct Atlas {
+    /// The families whose positions it reads.
+    families: Families,
     roots: Vec<PathBuf>,
     limit: u64,
     cold: Cold,
@@ -125,10 +127,11 @@ pub struct Atlas {
 }
 
 impl Atlas {
-    /// Looks for tables under `roots` (`<root>/<space id>/`, first match wins) and explores at
-    /// most `limit` states of a component without them.
-    pub fn new(roots: Vec<PathBuf>, limit: u64) -> Self {
+    /// Reads positions of `families`, looks for tables under `roots` (`<root>/<space id>/`,
+    /// first match wins) and explores at most `limit` states of a component without them.
+    pub fn new(families: Families, roots: Vec<PathBuf>, limit: u64) -> Self {
         Atlas {
+            families,
             roots,
             limit,
             cold: Cold::Explore,
@@ -172,10 +175,10 @@ impl Atlas {
     /// An atlas that answers [`Atlas::solve_instance`] without tables by the family's own
     /// search (which stops at the first goal) instead of exploring the whole component: for a
     /// one-off solve, as `huarong solve` does.
-    pub fn searching(roots: Vec<PathBuf>, limit: u64) -> Self {
+    pub fn searching(families: Families, roots: Vec<PathBuf>, limit: u64) -> Self {
         Atlas {
             cold: Cold::Search,
-            ..Atlas::new(roots, limit)
+            ..Atlas::new(families, roots, limit)
         }
     }
 
@@ -218,13 +221,30 @@ impl Atlas {
         metric: Option<&str>,
         work: Work<'_>,
     ) -> Result<Option<Position>, Error> {
-        let instance = instance(request)?;
-        let (puzzle, code) = table_space(instance.as_ref())?;
+        let instance = instance(self.families, request)?;
+        let Some((puzzle, code)) = instance.table_space() else {
+            // No space to hold tables (sliding tiles too many for a code): every answer is a
+            // search.
+            let Work::Allowed(cancel) = work else {
+                return Ok(None);
+            };
+            let metric = metric
+                .or(instance.default_metric())
+                .unwrap_or(DEFAULT_METRIC);
+            return self
+                .informed_position(request, instance.as_ref(), metric, cancel)
+                .map(Some);
+        };
         let metric = pick_metric(puzzle, metric)?;
         if let Work::Allowed(cancel) = work
-            && let Some(p) = self.informed_position(request, instance.as_ref(), &metric, cancel)?
+            && self
+                .holding(puzzle, space_key(puzzle), code, &metric, cancel)?
+                .is_none()
+            && self.informs(instance.as_ref(), puzzle.size_hint())?
         {
-            return Ok(Some(p));
+            return self
+                .informed_position(request, instance.as_ref(), &metric, cancel)
+                .map(Some);
         }
         let Some(known) = self.knowledge(puzzle, code, &metric, work)? else {
             return Ok(None);
@@ -269,7 +289,7 @@ impl Atlas {
         metric: Option<&str>,
         cancel: &Cancel,
     ) -> Result<Solution, Error> {
-        self.solve_with(instance(request)?.as_ref(), metric, cancel)
+        self.solve_with(instance(self.families, request)?.as_ref(), metric, cancel)
     }
 
     /// The one solve path: the tables under the roots when they hold the position; else, for a
@@ -302,10 +322,7 @@ impl Atlas {
             let metric = metric
                 .or(instance.default_metric())
                 .unwrap_or(DEFAULT_METRIC);
-            return match self.informed(instance, None, metric)? {
-                Some(solution) => Ok(solution),
-                None => searched(metric.to_owned()),
-            };
+            return self.searched(instance, None, metric);
         };
         let metric = pick_metric(puzzle, metric)?;
         let key = space_key(puzzle);
@@ -348,26 +365,20 @@ impl Atlas {
             .filter(|t| t.tables.states.lookup(puzzle, code).is_some()))
     }
 
-    /// A position whose space no tables hold, answered by the family's heuristic search (as
-    /// [`Atlas::informed`] decides): its distance and every move's, each solved; the component
-    /// is the whole space (its size as the puzzle knows it, its farthest member unknown).
+    /// A position no tables hold, answered by the family's search (over pattern databases where
+    /// [`Atlas::informed`] finds some): its distance and every move's, each solved; the
+    /// component is the whole space (its size where the puzzle knows it, its farthest member
+    /// unknown).
     fn informed_position(
         &self,
         request: &SolveRequest<'_>,
         instance: &dyn Instance,
         metric: &str,
         cancel: &Cancel,
-    ) -> Result<Option<Position>, Error> {
-        let (puzzle, code) = table_space(instance)?;
-        if self
-            .holding(puzzle, space_key(puzzle), code, metric, cancel)?
-            .is_some()
-        {
-            return Ok(None);
-        }
-        let Some(solution) = self.informed(instance, puzzle.size_hint(), metric)? else {
-            return Ok(None);
-        };
+    ) -> Result<Position, Error> {
+        let space = instance.table_space();
+        let size = space.and_then(|(p, _)| p.size_hint());
+        let solution = self.searched(instance, size, metric)?;
         let distance = |s: &Solution| s.path.as_ref().map(|p| (p.layouts.len() - 1) as u16);
         let picture = instance.picture();
         let mut moves = Vec::new();
@@ -379,27 +390,60 @@ impl Atlas {
                 position: Some(&step.position),
                 ..*request
             };
-            let next = crate::solve::instance(&next)?;
-            // The same space and databases (unless they went away meanwhile: no distance).
-            let solved = self.informed(next.as_ref(), puzzle.size_hint(), metric)?;
-            moves.push(Move::of(&picture, step, solved.as_ref().and_then(distance)));
+            let next = crate::solve::instance(self.families, &next)?;
+            let solved = self.searched(next.as_ref(), size, metric)?;
+            moves.push(Move::of(&picture, step, distance(&solved)));
         }
-        Ok(Some(Position {
+        let here = distance(&solution);
+        Ok(Position {
             position: instance.start(),
             codes: instance.codes(),
             picture,
-            metrics: puzzle.metrics().to_vec(),
-            distance: distance(&solution),
-            goal: puzzle.is_goal(code),
+            metrics: match space {
+                Some((puzzle, _)) => puzzle.metrics().to_vec(),
+                None => instance.default_metric().into_iter().collect(),
+            },
+            distance: here,
+            goal: match space {
+                Some((puzzle, code)) => puzzle.is_goal(code),
+                None => here == Some(0),
+            },
             moves,
             component: Component {
-                size: puzzle.size_hint().unwrap_or(0),
+                size: size.unwrap_or(0),
                 farthest: String::new(),
                 farthest_distance: None,
             },
             source: solution.source,
             metric: metric.to_owned(),
-        }))
+        })
+    }
+
+    /// Whether [`Atlas::informed`] would search `instance` (of a space of `size` positions):
+    /// it has a heuristic search, and pattern databases of it are under the roots or its space
+    /// is too big to explore.
+    fn informs(&self, instance: &dyn Instance, size: Option<u64>) -> Result<bool, Error> {
+        let Some(prefix) = instance.pattern_prefix() else {
+            return Ok(false);
+        };
+        Ok(size.is_some_and(|n| n > self.limit) || !self.databases(instance, &prefix)?.is_empty())
+    }
+
+    /// [`Atlas::informed`], else the family's own search.
+    fn searched(
+        &self,
+        instance: &dyn Instance,
+        size: Option<u64>,
+        metric: &str,
+    ) -> Result<Solution, Error> {
+        match self.informed(instance, size, metric)? {
+            Some(solution) => Ok(solution),
+            None => Ok(Solution {
+                path: instance.solve(metric, None, self.limit)?,
+                metric: metric.to_owned(),
+                source: Source::Searched,
+            }),
+        }
     }
 
     /// The family's heuristic search, when the instance has one and either pattern databases of
@@ -744,14 +788,6 @@ impl Flight {
                 .0;
         }
     }
-}
-
-fn table_space(instance: &dyn Instance) -> Result<(&dyn Puzzle, u64), Error> {
-    instance.table_space().ok_or_else(|| {
-        Error::Request(
-            "this position has no state space to explore (its goal is not its family's)".into(),
-        )
-    })
 }
 
 fn pick_metric(puzzle: &dyn Puzzle, metric: Option<&str>) -> Result<String, Error> {

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use components::Components;
 use distances::Distances;
 use enumerate::StateTable;
-use huarong_core::driver::{Instance, SolveError, SolveRequest, SolvedPath};
-use huarong_core::{Puzzle, StageError, UNREACHABLE, metric_index};
+use huarong_core::driver::{Families, Instance, SolveError, SolveRequest, SolvedPath};
+use huarong_core::{ErrorKind, Puzzle, StageError, UNREACHABLE, metric_index};
 
 use crate::space::OpenSpace;
 
@@ -58,14 +58,31 @@ pub enum Error {
     Cancelled,
 }
 
-/// The position a request names, read by the first registered family that accepts it.
-pub fn instance(request: &SolveRequest<'_>) -> Result<Box<dyn Instance>, Error> {
-    let solver = registry::drivers()
-        .iter()
-        .filter_map(|d| d.solver())
-        .find(|s| s.accepts(request))
-        .ok_or_else(|| Error::Request("no puzzle family reads this request".into()))?;
-    solver.instance(request).map_err(Error::Request)
+impl Error {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Request(_) => ErrorKind::Invalid,
+            // Tables the roots said they hold, failing to open: the folder is damaged.
+            Error::Tables(e) => match e.kind() {
+                ErrorKind::System => ErrorKind::System,
+                _ => ErrorKind::Corrupt,
+            },
+            Error::Search(e) => e.kind(),
+            Error::Busy(_) => ErrorKind::Busy,
+            Error::Cancelled => ErrorKind::Cancelled,
+        }
+    }
+}
+
+/// The position a request names, read by the one family whose notation it is in
+/// ([`Families::instance`]).
+pub fn instance(
+    families: Families,
+    request: &SolveRequest<'_>,
+) -> Result<Box<dyn Instance>, Error> {
+    families
+        .instance(request)
+        .map_err(|e| Error::Request(e.to_string()))
 }
 
 /// A space's verified distance and component tables in one metric, from `<root>/<space id>/`

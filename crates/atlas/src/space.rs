@@ -97,6 +97,23 @@ pub fn open_pattern(
     }
 }
 
+/// At least the bytes the artifacts of `spec` take in its folder, per file name, where its size
+/// is known before it is built: its distance tables, 2 bytes a state in each metric. (The state
+/// table, graph and components depend on the puzzle and on what the stages find; they are not
+/// counted, so this is a floor, the twin of the run's memory bound.)
+pub fn least_bytes(spec: &SpaceSpec) -> Vec<(String, u64)> {
+    let Some(n) = spec.puzzle.size_hint() else {
+        return Vec::new();
+    };
+    spec.metrics
+        .iter()
+        .map(|&m| {
+            let metric = spec.puzzle.metrics()[m];
+            (files::distances(metric), distances::table_bytes(n))
+        })
+        .collect()
+}
+
 /// The folder of a space's artifacts.
 pub fn dir(output: &Path, spec: &SpaceSpec) -> PathBuf {
     output.join(spec.puzzle.space_id())

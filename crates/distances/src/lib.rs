@@ -82,6 +82,11 @@ pub fn fingerprint_of(
     fp.finish()
 }
 
+/// The bytes a distance table of `states` states holds: one `u16` a state, the header aside.
+pub fn table_bytes(states: u64) -> u64 {
+    states.saturating_mul(2)
+}
+
 /// A verified distance table: one artifact, or the parts a multi-process run wrote
 /// ([`huarong_core::shards`]; part `k` holds the distances of states `k, k + W, …`), read back
 /// into index order.

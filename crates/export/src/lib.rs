@@ -53,6 +53,17 @@ pub enum ExportError {
     },
 }
 
+impl ExportError {
+    pub fn kind(&self) -> huarong_core::ErrorKind {
+        use huarong_core::ErrorKind;
+        match self {
+            ExportError::Io { source, .. } => ErrorKind::of_io(source),
+            ExportError::Polars { .. } | ExportError::Ragged { .. } => ErrorKind::System,
+            ExportError::Unreadable { .. } => ErrorKind::Corrupt,
+        }
+    }
+}
+
 /// A polars frame of a [`Table`] (every column the same length).
 fn frame(table: Table) -> Result<DataFrame, ExportError> {
     let height = table.height();

@@ -100,6 +100,15 @@ pub enum ArtifactError {
 }
 
 impl ArtifactError {
+    /// A missing file is not found, other IO the system failing; every other error is a file
+    /// that is there but not this artifact as it must be (corrupt, or stale: rebuild it).
+    pub fn kind(&self) -> crate::ErrorKind {
+        match self {
+            ArtifactError::Io { source, .. } => crate::ErrorKind::of_io(source),
+            _ => crate::ErrorKind::Corrupt,
+        }
+    }
+
     fn io(path: &Path, source: io::Error) -> Self {
         ArtifactError::Io {
             path: path.to_owned(),

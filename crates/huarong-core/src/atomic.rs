@@ -97,6 +97,30 @@ fn exchange(tmp: &Path, dest: &Path) -> io::Result<()> {
     }
 }
 
+/// The bytes an unprivileged writer may still put on the file system holding `dir` (`statvfs`:
+/// available blocks × fragment size); `None` where that cannot be read.
+#[cfg(unix)]
+pub fn free_bytes(dir: &Path) -> Option<u64> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let path = CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut stats = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: a NUL-terminated path that outlives the call, and room for the one struct the
+    // call fills in; it is read only when the call succeeded.
+    let stats = unsafe {
+        if libc::statvfs(path.as_ptr(), stats.as_mut_ptr()) != 0 {
+            return None;
+        }
+        stats.assume_init()
+    };
+    Some((stats.f_bavail as u64).saturating_mul(stats.f_frsize as u64))
+}
+
+#[cfg(not(unix))]
+pub fn free_bytes(_dir: &Path) -> Option<u64> {
+    None
+}
+
 /// Writes `bytes` to `dest` atomically.
 pub fn write(dest: &Path, bytes: &[u8]) -> io::Result<()> {
     let tmp = temp_path(dest);
@@ -141,6 +165,16 @@ pub fn remove_stale_temporaries(dir: &Path) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The free space of a folder's file system; none for a folder that is not there.
+    #[test]
+    #[cfg(unix)]
+    fn free_bytes_reads_the_file_system() {
+        let dir = tempfile::tempdir().unwrap();
+        let free = free_bytes(dir.path()).expect("statvfs works on a temporary folder");
+        assert!(free > 0);
+        assert_eq!(free_bytes(&dir.path().join("no such folder")), None);
+    }
 
     #[test]
     fn writes_atomically_and_names_temporaries_it_can_clean() {

@@ -61,6 +61,104 @@ pub trait Driver: Send + Sync {
     }
 }
 
+/// The puzzle families a program knows, in the order it lists them. The program — the binary,
+/// the Python module — takes them from the `registry` crate and hands them to the libraries;
+/// no library reaches for a global list, and nothing but a listing depends on the order.
+#[derive(Clone, Copy)]
+pub struct Families(&'static [&'static dyn Driver]);
+
+impl fmt::Debug for Families {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|d| d.name()))
+            .finish()
+    }
+}
+
+impl Families {
+    pub const fn new(drivers: &'static [&'static dyn Driver]) -> Families {
+        Families(drivers)
+    }
+
+    /// Every family, in listing order.
+    pub fn drivers(&self) -> &'static [&'static dyn Driver] {
+        self.0
+    }
+
+    /// The family named `name` (its pipeline section's name).
+    pub fn find(&self, name: &str) -> Option<&'static dyn Driver> {
+        self.0.iter().copied().find(|d| d.name() == name)
+    }
+
+    /// Every family's name, comma-separated (for messages).
+    pub fn names(&self) -> String {
+        self.0
+            .iter()
+            .map(|d| d.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The position `request` names, read by the one family whose notation it is in
+    /// ([`Solver::accepts`]). No family reading it is an error saying what each reads; two is an
+    /// error naming both — never a choice by listing order.
+    pub fn instance(&self, request: &SolveRequest<'_>) -> Result<Box<dyn Instance>, RequestError> {
+        // By name, so that even the messages do not depend on the order.
+        let mut solvers: Vec<(&'static str, &'static dyn Solver)> = self
+            .0
+            .iter()
+            .filter_map(|d| Some((d.name(), d.solver()?)))
+            .collect();
+        solvers.sort_by_key(|(name, _)| *name);
+        let readers: Vec<_> = solvers.iter().filter(|(_, s)| s.accepts(request)).collect();
+        match readers[..] {
+            [&(family, solver)] => solver
+                .instance(request)
+                .map_err(|message| RequestError::Invalid { family, message }),
+            [] => Err(RequestError::Unread {
+                reads: solvers.iter().map(|(f, s)| (*f, s.reads())).collect(),
+            }),
+            _ => Err(RequestError::Ambiguous {
+                families: readers.iter().map(|(family, _)| *family).collect(),
+            }),
+        }
+    }
+}
+
+/// Why a request names no position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RequestError {
+    /// The family whose notation the request is in found it wrong (the message says where).
+    #[error("{message}")]
+    Invalid {
+        family: &'static str,
+        message: String,
+    },
+    /// In no family's notation: what each family reads.
+    #[error("no puzzle family reads this request{}", reads_text(.reads))]
+    Unread {
+        reads: Vec<(&'static str, &'static str)>,
+    },
+    /// In the notation of several families (a family's `accepts` is too broad).
+    #[error("more than one puzzle family reads this request: {}", .families.join(", "))]
+    Ambiguous { families: Vec<&'static str> },
+}
+
+impl RequestError {
+    /// Always [`crate::ErrorKind::Invalid`]: what the user wrote is in no family's notation,
+    /// or wrong in its details.
+    pub fn kind(&self) -> crate::ErrorKind {
+        crate::ErrorKind::Invalid
+    }
+}
+
+fn reads_text(reads: &[(&'static str, &'static str)]) -> String {
+    reads
+        .iter()
+        .map(|(family, what)| format!("; [{family}] reads {what}"))
+        .collect()
+}
+
 /// A position to solve, show or draw, as a user gives it (on the command line, or to the
 /// server): every part is text the family reads in its own notation.
 #[derive(Debug, Clone, Copy, Default)]
@@ -76,8 +174,13 @@ pub struct SolveRequest<'a> {
 
 /// A family's reader of `solve` requests.
 pub trait Solver: Send + Sync {
-    /// Whether this family reads `request` (the registry asks each family in turn).
+    /// Whether `request` is in this family's notation (a puzzle file it reads, or a position
+    /// written as it writes them), even if wrong in its details: [`Families::instance`] wants
+    /// exactly one family to say so, whatever their order.
     fn accepts(&self, request: &SolveRequest<'_>) -> bool;
+
+    /// What the family reads, for the message when no family reads a request: "a layout (…)".
+    fn reads(&self) -> &'static str;
 
     /// The position `request` names, or what is wrong with it (row, column, piece).
     fn instance(&self, request: &SolveRequest<'_>) -> Result<Box<dyn Instance>, String>;
@@ -203,6 +306,15 @@ pub enum SolveError {
     Nodes(u64),
     #[error("unknown metric {0:?}")]
     Metric(String),
+}
+
+impl SolveError {
+    pub fn kind(&self) -> crate::ErrorKind {
+        match self {
+            SolveError::Limit(_) | SolveError::Nodes(_) => crate::ErrorKind::GaveUp,
+            SolveError::Metric(_) => crate::ErrorKind::Invalid,
+        }
+    }
 }
 
 /// A validated pipeline section: what to build and what to read off it.

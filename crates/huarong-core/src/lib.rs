@@ -8,6 +8,7 @@ pub mod abstraction;
 pub mod artifact;
 pub mod atomic;
 pub mod driver;
+pub mod failure;
 pub mod picture;
 pub mod progress;
 pub mod puzzle;
@@ -18,6 +19,7 @@ pub mod universe;
 
 pub use abstraction::Abstraction;
 pub use artifact::{Artifact, ArtifactError, ArtifactWriter, Expect, Fingerprint, Header, Section};
+pub use failure::ErrorKind;
 pub use progress::{Bar, Progress, Report, Reporter};
 pub use puzzle::{
     BlockShifts, Codes, Cover, DistanceSources, Puzzle, Shift, add_space, metric_index,

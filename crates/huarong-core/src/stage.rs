@@ -41,6 +41,16 @@ pub enum StageError {
     },
 }
 
+impl StageError {
+    pub fn kind(&self) -> crate::ErrorKind {
+        match self {
+            StageError::Artifact(e) => e.kind(),
+            StageError::Invalid(_) => crate::ErrorKind::Invalid,
+            StageError::Census { source, .. } => source.kind(),
+        }
+    }
+}
+
 /// Opens the artifact at `path` if it verifies against `expect` (and `force` is off); otherwise
 /// runs `build`, which must write it atomically and return the header it wrote, and opens the
 /// result.

@@ -35,6 +35,15 @@ pub enum CensusError {
     Overlap(Range<u64>),
 }
 
+impl CensusError {
+    pub fn kind(&self) -> crate::ErrorKind {
+        match self {
+            CensusError::Refused(_) | CensusError::TooLarge { .. } => crate::ErrorKind::Refused,
+            CensusError::Corrupt(_) | CensusError::Overlap(_) => crate::ErrorKind::Corrupt,
+        }
+    }
+}
+
 /// A census over independent units; see the module documentation.
 pub trait Universe: Send + Sync + std::fmt::Debug {
     /// Names the universe (e.g. `rush-hour-6x6-w2`): the folder of its artifacts.

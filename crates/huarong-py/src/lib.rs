@@ -16,7 +16,8 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 use atlas::outputs::{Outputs, OutputsError, Values};
 use atlas::play::Atlas;
-use huarong_core::driver::{SolveError, SolveRequest};
+use huarong_core::ErrorKind;
+use huarong_core::driver::SolveRequest;
 use pyo3::exceptions::{PyFileNotFoundError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -30,7 +31,7 @@ fn atlas(roots: Vec<PathBuf>, limit: u64) -> Arc<Atlas> {
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .entry((roots.clone(), limit))
-        .or_insert_with(|| Arc::new(Atlas::new(roots, limit)))
+        .or_insert_with(|| Arc::new(Atlas::new(registry::families(), roots, limit)))
         .clone()
 }
 
@@ -56,13 +57,28 @@ fn puzzle_file(path_or_text: &str) -> PyResult<(String, String)> {
     Ok(("pasted.toml".to_owned(), path_or_text.to_owned()))
 }
 
-fn solve_error(e: atlas::solve::Error) -> PyErr {
-    match e {
-        atlas::solve::Error::Search(e @ (SolveError::Limit(_) | SolveError::Nodes(_))) => {
-            PyRuntimeError::new_err(format!("{e} (raise max_states)"))
+/// The one mapping of an error's kind to a Python exception: a missing file or folder is a
+/// `FileNotFoundError`; a search that gave up, work refused for now or the system failing a
+/// `RuntimeError`; wrong input or a damaged or stale file a `ValueError`.
+fn py_error(kind: ErrorKind, message: String) -> PyErr {
+    match kind {
+        ErrorKind::NotFound => PyFileNotFoundError::new_err(message),
+        ErrorKind::GaveUp | ErrorKind::Busy | ErrorKind::Cancelled | ErrorKind::System => {
+            PyRuntimeError::new_err(message)
         }
-        other => PyValueError::new_err(other.to_string()),
+        ErrorKind::Invalid | ErrorKind::Corrupt | ErrorKind::Refused => {
+            PyValueError::new_err(message)
+        }
     }
+}
+
+fn solve_error(e: atlas::solve::Error) -> PyErr {
+    let kind = e.kind();
+    let message = match kind {
+        ErrorKind::GaveUp => format!("{e} (raise max_states)"),
+        _ => e.to_string(),
+    };
+    py_error(kind, message)
 }
 
 /// An optimal solution: `{"moves", "path", "metric", "source"}` and the position's codes.
@@ -85,7 +101,7 @@ fn solve<'py>(
                 puzzle: file.as_ref().map(|(p, t)| (p.as_str(), t.as_str())),
                 goal: goal.as_deref(),
             };
-            let instance = atlas::solve::instance(&request)?;
+            let instance = atlas::solve::instance(registry::families(), &request)?;
             let atlas = atlas(roots(tables), max_states);
             let solution = atlas.solve_instance(instance.as_ref(), metric.as_deref())?;
             Ok::<_, atlas::solve::Error>((solution, instance.codes()))
@@ -119,7 +135,7 @@ fn moves(position: Option<String>, metric: &str, puzzle: Option<String>) -> PyRe
         puzzle: file.as_ref().map(|(p, t)| (p.as_str(), t.as_str())),
         goal: None,
     };
-    let instance = atlas::solve::instance(&request).map_err(solve_error)?;
+    let instance = atlas::solve::instance(registry::families(), &request).map_err(solve_error)?;
     let steps = instance
         .moves(metric)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -165,17 +181,7 @@ fn layout(code: &str) -> PyResult<String> {
 }
 
 fn outputs_error(e: OutputsError) -> PyErr {
-    match &e {
-        OutputsError::NotAnOutput(_) | OutputsError::NoPipeline { .. } => {
-            PyFileNotFoundError::new_err(e.to_string())
-        }
-        OutputsError::Config(atlas::config::ConfigError::Read { source, .. })
-            if source.kind() == std::io::ErrorKind::NotFound =>
-        {
-            PyFileNotFoundError::new_err(e.to_string())
-        }
-        _ => PyValueError::new_err(e.to_string()),
-    }
+    py_error(e.kind(), e.to_string())
 }
 
 /// The values a [`Mapping`] holds.
@@ -304,7 +310,7 @@ impl Folder {
             )));
         }
         let outputs = py
-            .detach(|| Outputs::open(&folder, pipeline.as_deref()))
+            .detach(|| Outputs::open(registry::families(), &folder, pipeline.as_deref()))
             .map_err(outputs_error)?;
         Ok(Folder { outputs })
     }

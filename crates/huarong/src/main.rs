@@ -7,6 +7,7 @@ mod report;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use huarong_core::ErrorKind;
 
 use commands as cmd;
 
@@ -72,7 +73,35 @@ fn main() -> ExitCode {
     };
     done.unwrap_or_else(|e| {
         report::warn(&format!("error: {}", describe(&e)));
-        ExitCode::from(2)
+        exit_code(kind_of(&e))
+    })
+}
+
+/// The one mapping of a failure's kind to an exit status: 1 for a search that gave up (an
+/// answer may still exist: raise the bound), 2 for everything else that went wrong.
+pub fn exit_code(kind: Option<ErrorKind>) -> ExitCode {
+    match kind {
+        Some(ErrorKind::GaveUp) => ExitCode::from(1),
+        _ => ExitCode::from(2),
+    }
+}
+
+/// The kind of the first library error in `e`'s chain.
+fn kind_of(e: &anyhow::Error) -> Option<ErrorKind> {
+    e.chain().find_map(|cause| {
+        if let Some(e) = cause.downcast_ref::<pipeline::PipelineError>() {
+            Some(e.kind())
+        } else if let Some(e) = cause.downcast_ref::<pipeline::solve::Error>() {
+            Some(e.kind())
+        } else if let Some(e) = cause.downcast_ref::<pipeline::config::ConfigError>() {
+            Some(e.kind())
+        } else if let Some(e) = cause.downcast_ref::<huarong_core::StageError>() {
+            Some(e.kind())
+        } else if let Some(e) = cause.downcast_ref::<huarong_core::ArtifactError>() {
+            Some(e.kind())
+        } else {
+            cause.downcast_ref::<std::io::Error>().map(ErrorKind::of_io)
+        }
     })
 }
 

@@ -25,7 +25,7 @@ use common::root;
 /// `file -> checksum` for every artifact (header's payload checksum, after full verification)
 /// and Parquet file (xxh3 of the file) under `dir`, the output of `pipeline`.
 fn checksums(pipeline: &str, dir: &Path) -> BTreeMap<String, String> {
-    let spaces = pipeline::Pipeline::load(&root().join(pipeline))
+    let spaces = pipeline::Pipeline::load(registry::families(), &root().join(pipeline))
         .unwrap()
         .section
         .spaces()

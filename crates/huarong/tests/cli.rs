@@ -181,6 +181,18 @@ fn exit_codes_name_the_problem() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("expected 5 rows"), "{}", stderr(&o));
 
+    // In no family's notation: each family says what it reads.
+    let o = huarong(&["solve", "xyz"]);
+    assert_eq!(o.status.code(), Some(2));
+    for says in [
+        "no puzzle family reads this request",
+        "[huarong] reads a Huarong Dao layout",
+        "[rush-hour] reads a Rush Hour board",
+        "[sliding] reads a puzzle file",
+    ] {
+        assert!(stderr(&o).contains(says), "{says}: {}", stderr(&o));
+    }
+
     let o = huarong(&["run", "/nonexistent/pipeline.toml"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(

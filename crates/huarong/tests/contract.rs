@@ -444,7 +444,7 @@ fn check_case(root: &Path, tag: &str, base_out: &Path, text: &str, rebuilt: &[(&
 #[test]
 fn every_key_of_every_family_invalidates_exactly_what_it_changes() {
     let families = families();
-    for d in registry::drivers() {
+    for d in registry::families().drivers() {
         assert!(
             families.iter().any(|f| f.name == d.name()),
             "{} has no contract cases: add its base pipeline and one case per key",
@@ -453,7 +453,7 @@ fn every_key_of_every_family_invalidates_exactly_what_it_changes() {
     }
     let root = tempfile::tempdir().unwrap();
     for f in &families {
-        let driver = registry::find(f.name).unwrap();
+        let driver = registry::families().find(f.name).unwrap();
         let example_keys = section_keys(driver.example(), f.name);
         assert_eq!(
             section_keys(&f.base.replace("@ROOT@", "/tmp"), f.name),
@@ -550,7 +550,7 @@ fn notation_round_trips_and_undirected_moves_undo() {
                 .map(|(_, text)| text.clone())
                 .ok_or_else(|| format!("{path}: not a file of the case"))
         };
-        let p = Pipeline::parse_with(&f.base, &read).unwrap();
+        let p = Pipeline::parse_with(registry::families(), &f.base, &read).unwrap();
         for spec in p.section.spaces().spaces {
             let puzzle = spec.puzzle.as_ref();
             let id = puzzle.space_id();

@@ -1,6 +1,7 @@
 //! The dependency rules of ARCHITECTURE.md, read off `cargo tree`: only the export crate
 //! depends on polars, and the query side (`atlas`) and the Python extension build no Parquet
-//! writer, dataflow engine or web server — so `pip install ./python` compiles none of them.
+//! writer, dataflow engine or web server — so `pip install ./python` compiles none of them;
+//! only the programs (the binary, the Python module) depend on the registry.
 
 use std::process::Command;
 
@@ -48,4 +49,12 @@ fn the_query_side_and_the_python_extension_build_no_writer_engine_or_server() {
             );
         }
     }
+}
+
+/// The registry is handed to the libraries by the programs — the binary and the Python module
+/// — so no library can reach for the list of families itself.
+#[test]
+fn only_the_programs_depend_on_the_registry() {
+    let dependents = tree(&["--workspace", "-i", "registry", "--depth", "1"]);
+    assert_eq!(dependents, ["huarong", "huarong-py", "registry"]);
 }

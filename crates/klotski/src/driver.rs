@@ -482,7 +482,16 @@ pub struct LayoutSolver;
 
 impl huarong_core::driver::Solver for LayoutSolver {
     fn accepts(&self, request: &huarong_core::driver::SolveRequest<'_>) -> bool {
-        request.position.is_some() && request.puzzle.is_none()
+        // A layout's rows (joined by '/' or written one a line), or a code's shape.
+        request.puzzle.is_none()
+            && request.position.is_some_and(|text| {
+                text.trim().contains(['/', '\n']) || crate::codes::read(text).is_some()
+            })
+    }
+
+    fn reads(&self) -> &'static str {
+        "a Huarong Dao layout (five rows of four cells joined by '/', e.g. \
+         VCCV/VCCV/VHHV/VSSV/S..S), a CommonCode (hexadecimal) or a ShortCode (5 characters)"
     }
 
     fn named(&self) -> Vec<(&'static str, &'static str)> {

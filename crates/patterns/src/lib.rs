@@ -350,6 +350,12 @@ fn gather32(x: u64) -> u64 {
     (x | (x >> 16)) & 0x0000_0000_FFFF_FFFF
 }
 
+/// At least the bytes a database of `a` takes on disk: 4 bits a placement (a byte each where
+/// its values do not all fit), the header aside.
+pub fn least_file_bytes<A: Abstraction + ?Sized>(a: &A) -> u64 {
+    a.len().div_ceil(2)
+}
+
 /// Bytes of memory per placement while building `a`'s database: its cell codes (4 bytes up to
 /// 16 cells, 8 up to 32) and its distance byte.
 pub fn build_bytes_per_placement<A: Abstraction + ?Sized>(a: &A) -> u64 {

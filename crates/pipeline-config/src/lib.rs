@@ -13,7 +13,8 @@
 //! metrics = ["step", "straight", "piece"]
 //! ```
 //!
-//! The puzzle section is looked up in the registry and read by that family's driver
+//! The puzzle section is looked up in the families the program hands in (the `registry`
+//! crate's, from the binary) and read by that family's driver
 //! ([`huarong_core::driver::Driver::load`]); `huarong puzzles --examples` prints every family's
 //! section with every key.
 //!
@@ -26,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use huarong_core::Fingerprint;
-use huarong_core::driver::{Driver, Section, SectionInput};
+use huarong_core::driver::{Driver, Families, Section, SectionInput};
 use serde::Deserialize;
 
 /// A pipeline that cannot be loaded.
@@ -40,6 +41,15 @@ pub enum ConfigError {
     },
     #[error("pipeline {path}: {message}")]
     Invalid { path: PathBuf, message: String },
+}
+
+impl ConfigError {
+    pub fn kind(&self) -> huarong_core::ErrorKind {
+        match self {
+            ConfigError::Read { source, .. } => huarong_core::ErrorKind::of_io(source),
+            ConfigError::Invalid { .. } => huarong_core::ErrorKind::Invalid,
+        }
+    }
 }
 
 /// The settings every pipeline has besides its puzzle section.
@@ -100,7 +110,7 @@ pub enum EngineChoice {
 impl Pipeline {
     /// Reads and validates a pipeline file; files its section names are read relative to the
     /// current directory.
-    pub fn load(path: &Path) -> Result<Pipeline, ConfigError> {
+    pub fn load(families: Families, path: &Path) -> Result<Pipeline, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.to_owned(),
             source,
@@ -108,7 +118,7 @@ impl Pipeline {
         let read = |file: &str| {
             std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))
         };
-        Self::parse_with(&text, &read).map_err(|message| ConfigError::Invalid {
+        Self::parse_with(families, &text, &read).map_err(|message| ConfigError::Invalid {
             path: path.to_owned(),
             message,
         })
@@ -116,14 +126,15 @@ impl Pipeline {
 
     /// Parses and validates pipeline text whose section reads no files; the error says what is
     /// wrong and where.
-    pub fn parse(text: &str) -> Result<Pipeline, String> {
-        Self::parse_with(text, &|file: &str| {
+    pub fn parse(families: Families, text: &str) -> Result<Pipeline, String> {
+        Self::parse_with(families, text, &|file: &str| {
             Err(format!("cannot read {file}: no files here"))
         })
     }
 
     /// Parses and validates pipeline text; `read` reads the files the section names.
     pub fn parse_with(
+        families: Families,
         text: &str,
         read: &dyn Fn(&str) -> Result<String, String>,
     ) -> Result<Pipeline, String> {
@@ -137,14 +148,14 @@ impl Pipeline {
             if HEAD_KEYS.contains(&key.as_str()) {
                 continue;
             }
-            match registry::find(key) {
+            match families.find(key) {
                 Some(driver) => sections.push((driver, value)),
                 None => {
                     return Err(format!(
                         "unknown key `{key}`{}: a pipeline has `name`, `output`, `engine`, \
                          `workers`, `max_states` and one puzzle section, one of [{}]",
                         line_of(text, key),
-                        registry::names().replace(", ", "], [")
+                        families.names().replace(", ", "], [")
                     ));
                 }
             }
@@ -153,7 +164,7 @@ impl Pipeline {
             0 => {
                 return Err(format!(
                     "no puzzle section: add one of [{}]",
-                    registry::names().replace(", ", "], [")
+                    families.names().replace(", ", "], [")
                 ));
             }
             1 => sections[0],
@@ -265,7 +276,7 @@ metrics = ["piece", "step"]
 
     #[test]
     fn parses_a_pipeline() {
-        let p = Pipeline::parse(GOOD).unwrap();
+        let p = Pipeline::parse(registry::families(), GOOD).unwrap();
         assert_eq!(p.puzzle.name(), "huarong");
         assert_eq!(p.name, "t");
         let plan = p.section.spaces();
@@ -278,56 +289,77 @@ metrics = ["piece", "step"]
 
     #[test]
     fn names_what_is_wrong() {
-        let e = Pipeline::parse(&GOOD.replace("spaces", "spacez")).unwrap_err();
+        let e =
+            Pipeline::parse(registry::families(), &GOOD.replace("spaces", "spacez")).unwrap_err();
         assert!(e.contains("spacez") && e.contains("line 6"), "{e}");
-        let e = Pipeline::parse(&GOOD.replace("\"piece\"", "\"jump\"")).unwrap_err();
+        let e = Pipeline::parse(registry::families(), &GOOD.replace("\"piece\"", "\"jump\""))
+            .unwrap_err();
         assert!(e.contains("unknown metric \"jump\""), "{e}");
-        let e = Pipeline::parse(&GOOD.replace("h1v4s4", "h1v4s9")).unwrap_err();
+        let e =
+            Pipeline::parse(registry::families(), &GOOD.replace("h1v4s4", "h1v4s9")).unwrap_err();
         assert!(e.contains("at least 2 are needed"), "{e}");
-        let e = Pipeline::parse(&GOOD.replace("\"unlabeled\"", "\"both\"")).unwrap_err();
+        let e = Pipeline::parse(
+            registry::families(),
+            &GOOD.replace("\"unlabeled\"", "\"both\""),
+        )
+        .unwrap_err();
         assert!(e.contains("both"), "{e}");
-        let e = Pipeline::parse("name = \"x\"\noutput = \"o\"\n").unwrap_err();
+        let e =
+            Pipeline::parse(registry::families(), "name = \"x\"\noutput = \"o\"\n").unwrap_err();
         assert!(
             e.contains("no puzzle section: add one of [") && e.contains("[huarong]"),
             "{e}"
         );
-        let e = Pipeline::parse("name = = 1").unwrap_err();
+        let e = Pipeline::parse(registry::families(), "name = = 1").unwrap_err();
         assert!(e.contains("line 1"), "{e}");
-        let e = Pipeline::parse(&GOOD.replace("[huarong]", "[hauron]")).unwrap_err();
+        let e = Pipeline::parse(registry::families(), &GOOD.replace("[huarong]", "[hauron]"))
+            .unwrap_err();
         assert!(e.contains("unknown key `hauron` (line 4)"), "{e}");
-        let e = Pipeline::parse(&format!("speed = 3\n{GOOD}")).unwrap_err();
+        let e = Pipeline::parse(registry::families(), &format!("speed = 3\n{GOOD}")).unwrap_err();
         assert!(e.contains("unknown key `speed` (line 1)"), "{e}");
     }
 
     #[test]
     fn sibling_sections() {
         let head = "name = \"t\"\noutput = \"o\"\n";
-        let p = Pipeline::parse(&format!(
-            "{head}[solitaire]\nstart = \"4 4 4 5 5 4 6 5\"\ngoal = \"2 4 3 3 3 6 4 6\"\n"
-        ))
+        let p = Pipeline::parse(
+            registry::families(),
+            &format!(
+                "{head}[solitaire]\nstart = \"4 4 4 5 5 4 6 5\"\ngoal = \"2 4 3 3 3 6 4 6\"\n"
+            ),
+        )
         .unwrap();
         assert_eq!(p.puzzle.name(), "solitaire");
-        let e = Pipeline::parse(&format!(
-            "{head}[solitaire]\nstart = \"4 4 4 5 5 4 6 9\"\ngoal = \"2 4 3 3 3 6 4 6\"\n"
-        ))
+        let e = Pipeline::parse(
+            registry::families(),
+            &format!(
+                "{head}[solitaire]\nstart = \"4 4 4 5 5 4 6 9\"\ngoal = \"2 4 3 3 3 6 4 6\"\n"
+            ),
+        )
         .unwrap_err();
         assert_eq!(e, "[solitaire] start: piece 4: column 9 is outside 1..=8");
         let board = "AABBCCDD/AABBCCDD/......../......../......../......../......../........";
         let og = |name: &str, b: &str| {
             format!("{head}[[omnigravity.boards]]\nname = \"{name}\"\nboard = \"{b}\"\n")
         };
-        assert!(Pipeline::parse(&og("b-1", board)).is_ok());
-        let e = Pipeline::parse(&og("a/b", board)).unwrap_err();
+        assert!(Pipeline::parse(registry::families(), &og("b-1", board)).is_ok());
+        let e = Pipeline::parse(registry::families(), &og("a/b", board)).unwrap_err();
         assert!(e.contains("a board name is a folder name"), "{e}");
-        let e = Pipeline::parse(&og("b", &board.replacen('A', "E", 1))).unwrap_err();
+        let e = Pipeline::parse(registry::families(), &og("b", &board.replacen('A', "E", 1)))
+            .unwrap_err();
         assert!(
             e.contains("board 1 (\"b\"): row 1, column 1: unknown character 'E'"),
             "{e}"
         );
         let twice = format!("{}{}", og("b", board), &og("b", board)[head.len()..]);
-        let e = Pipeline::parse(&twice).unwrap_err();
+        let e = Pipeline::parse(registry::families(), &twice).unwrap_err();
         assert!(e.contains("the name is used twice"), "{e}");
-        let sd = |body: &str| Pipeline::parse(&format!("{head}[square-destroyer]\n{body}"));
+        let sd = |body: &str| {
+            Pipeline::parse(
+                registry::families(),
+                &format!("{head}[square-destroyer]\n{body}"),
+            )
+        };
         assert!(sd("exhaustive = [1, 2]\n").is_ok());
         let e = sd("exhaustive = [4]\n").unwrap_err();
         assert!(e.contains("grid size 4 is outside 1..=3"), "{e}");
@@ -335,14 +367,21 @@ metrics = ["piece", "step"]
         assert!(e.contains("sampled: grid size 6 is outside 1..=5"), "{e}");
         let e = sd("exhaustive = [1]\nseeds = 3\n").unwrap_err();
         assert!(e.contains("seeds") && e.contains("line 5"), "{e}");
-        let e =
-            Pipeline::parse(&format!("{GOOD}[square-destroyer]\nexhaustive = [1]\n")).unwrap_err();
+        let e = Pipeline::parse(
+            registry::families(),
+            &format!("{GOOD}[square-destroyer]\nexhaustive = [1]\n"),
+        )
+        .unwrap_err();
         assert!(e.contains("more than one puzzle section"), "{e}");
     }
 
     #[test]
     fn the_section_key_covers_every_value_but_not_layout_or_comments() {
-        let key = |text: &str| Pipeline::parse(text).unwrap().section_key;
+        let key = |text: &str| {
+            Pipeline::parse(registry::families(), text)
+                .unwrap()
+                .section_key
+        };
         let base = key(GOOD);
         // Comments, spacing and key order do not matter.
         let reordered = "name = \"t\"\noutput = \"out\"\n[huarong]  # a comment\n\

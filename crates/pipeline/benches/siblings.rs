@@ -202,7 +202,7 @@ fn main() {
     println!("|---|---|");
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pipelines");
     for name in ["solitaire", "omnigravity", "square-destroyer"] {
-        let p = Pipeline::load(&root.join(format!("{name}.toml"))).unwrap();
+        let p = Pipeline::load(registry::families(), &root.join(format!("{name}.toml"))).unwrap();
         let (t, _) = time(5, || {
             let dir = tempfile::tempdir().unwrap();
             run_pipeline(&p, Some(dir.path()), &RunOptions::default()).unwrap()

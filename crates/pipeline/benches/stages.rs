@@ -456,8 +456,8 @@ fn main() {
         ..Default::default()
     };
     let (warm, path) = time(reps, || {
-        let instance = pipeline::solve::instance(&request).unwrap();
-        pipeline::play::Atlas::searching(vec![tables.clone()], u64::MAX)
+        let instance = pipeline::solve::instance(registry::families(), &request).unwrap();
+        pipeline::play::Atlas::searching(registry::families(), vec![tables.clone()], u64::MAX)
             .solve_instance(instance.as_ref(), Some("piece"))
             .unwrap()
             .path

@@ -42,6 +42,15 @@ pub enum LockError {
     },
 }
 
+impl LockError {
+    pub fn kind(&self) -> huarong_core::ErrorKind {
+        match self {
+            LockError::Io { source, .. } => huarong_core::ErrorKind::of_io(source),
+            LockError::Busy { .. } => huarong_core::ErrorKind::Refused,
+        }
+    }
+}
+
 /// The lock on one output folder, held until dropped.
 #[derive(Debug)]
 pub struct FolderLock {

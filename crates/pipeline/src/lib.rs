@@ -45,6 +45,29 @@ pub enum PipelineError {
     /// Another run writes the output folder.
     #[error(transparent)]
     Busy(#[from] folder::LockError),
+    /// The run's new files need more disk than the output folder's file system has free,
+    /// refused before any work.
+    #[error("{message}")]
+    NoDisk {
+        message: String,
+        /// At least the bytes of new files, and the bytes free.
+        needed: u64,
+        free: u64,
+    },
+}
+
+impl PipelineError {
+    pub fn kind(&self) -> huarong_core::ErrorKind {
+        use huarong_core::ErrorKind;
+        match self {
+            PipelineError::Config(e) => e.kind(),
+            PipelineError::Stage(e) => e.kind(),
+            PipelineError::Export(e) => e.kind(),
+            PipelineError::Io { source, .. } => ErrorKind::of_io(source),
+            PipelineError::TooLarge(_) | PipelineError::NoDisk { .. } => ErrorKind::Refused,
+            PipelineError::Busy(e) => e.kind(),
+        }
+    }
 }
 
 impl From<atlas::IoError> for PipelineError {
@@ -98,6 +121,12 @@ pub fn run_pipeline(
     for name in huarong_core::atomic::remove_stale_temporaries(&output) {
         opts.reporter
             .note(&format!("removed {name}, left by an interrupted run"));
+    }
+    // What cannot fit on the disk is refused before anything is written, too.
+    if !opts.engine.is_follower()
+        && let Some(free) = huarong_core::atomic::free_bytes(&output)
+    {
+        check_disk(&least_new_bytes(&plan, &output), free, &output)?;
     }
     for note in &plan.notes {
         opts.reporter.note(note);
@@ -275,6 +304,78 @@ fn check_fits(plan: &Plan, bound: u64) -> Result<(), PipelineError> {
         }
     }
     Ok(())
+}
+
+/// The files a run of `plan` into `output` has yet to write, each with at least the bytes it
+/// takes ([`space::least_bytes`], [`patterns::least_file_bytes`]): those not there yet. A file
+/// that is there is reused, or replaced by one of about its size.
+pub fn least_new_bytes(plan: &Plan, output: &Path) -> Vec<(PathBuf, u64)> {
+    let mut out = Vec::new();
+    for spec in &plan.spaces {
+        let dir = space::dir(output, spec);
+        for (name, bytes) in space::least_bytes(spec) {
+            if !space::present(&dir, &name) {
+                out.push((dir.join(name), bytes));
+            }
+        }
+    }
+    for a in &plan.patterns {
+        let path = space::pattern_dir(output, a.as_ref()).join(space::files::PATTERN);
+        if !path.exists() {
+            out.push((path, patterns::least_file_bytes(a.as_ref())));
+        }
+    }
+    out
+}
+
+/// Refuses, before any work, a run into `output` whose new files (`needed`, at least) take
+/// more than the `free` bytes of its file system; the message gives both figures and the
+/// largest file.
+pub fn check_disk(
+    needed: &[(PathBuf, u64)],
+    free: u64,
+    output: &Path,
+) -> Result<(), PipelineError> {
+    let total = needed
+        .iter()
+        .map(|(_, b)| *b)
+        .fold(0u64, u64::saturating_add);
+    if total <= free {
+        return Ok(());
+    }
+    let (largest, bytes) = needed
+        .iter()
+        .max_by_key(|(_, b)| *b)
+        .expect("more than nothing is needed");
+    Err(PipelineError::NoDisk {
+        message: format!(
+            "{}: this run writes at least {} in {} new files (the largest: {}, {}), and its \
+             file system has {} free: refused before any work",
+            output.display(),
+            bytes_text(total),
+            needed.len(),
+            largest.display(),
+            bytes_text(*bytes),
+            bytes_text(free)
+        ),
+        needed: total,
+        free,
+    })
+}
+
+/// A size in the largest binary unit it has one of: `512 B`, `1.48 KiB` (1,512 bytes), `1.16 GiB`.
+pub fn bytes_text(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.2} {}", UNITS[unit])
 }
 
 /// `n` with thousands separators: 10,461,394,944,000.

@@ -26,6 +26,15 @@ pub enum ExportError {
     Parquet(#[from] export::ExportError),
 }
 
+impl ExportError {
+    pub fn kind(&self) -> huarong_core::ErrorKind {
+        match self {
+            ExportError::Stage(e) => e.kind(),
+            ExportError::Parquet(e) => e.kind(),
+        }
+    }
+}
+
 fn distance(d: u16) -> Option<u32> {
     (d != UNREACHABLE).then_some(d as u32)
 }

@@ -348,7 +348,7 @@ fn the_database_is_the_plain_reference_row_for_row() {
         names.join(", ")
     );
     run_pipeline(
-        &Pipeline::parse(&text).unwrap(),
+        &Pipeline::parse(registry::families(), &text).unwrap(),
         Some(dir.path()),
         &RunOptions::default(),
     )
@@ -502,6 +502,7 @@ fn the_database_is_the_plain_reference_row_for_row() {
 fn a_slice_without_the_smaller_sets_has_no_database_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let pipeline = Pipeline::parse(
+        registry::families(),
         "name = \"open-slice\"\noutput = \"unused\"\n[huarong]\npiece_sets = [\"h1v0s2\", \
          \"h0v0s2\"]\nspaces = [\"unlabeled\"]\nmetrics = [\"piece\"]\nstate_tables = false\n",
     )
@@ -517,6 +518,7 @@ fn a_slice_without_the_smaller_sets_has_no_database_and_says_so() {
 
     // Closed under removal: written.
     let closed = Pipeline::parse(
+        registry::families(),
         "name = \"closed-slice\"\noutput = \"unused\"\n[huarong]\npiece_sets = [\"h0v0s0\", \
          \"h0v0s1\", \"h0v0s2\"]\nspaces = [\"unlabeled\"]\nmetrics = [\"piece\"]\n\
          state_tables = false\n",

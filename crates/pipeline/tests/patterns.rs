@@ -27,7 +27,7 @@ fn run(puzzle: &str, groups: &str, out: &std::path::Path) -> pipeline::RunReport
         file.display()
     );
     let read = |f: &str| std::fs::read_to_string(f).map_err(|e| e.to_string());
-    let pipeline = Pipeline::parse_with(&text, &read).unwrap();
+    let pipeline = Pipeline::parse_with(registry::families(), &text, &read).unwrap();
     run_pipeline(&pipeline, Some(out), &RunOptions::default()).unwrap()
 }
 
@@ -128,4 +128,52 @@ fn a_database_is_reused_and_a_stale_one_is_not_used() {
             .unwrap()
             .is_none()
     );
+}
+
+/// Before any work, a run counts the bytes of the files it has yet to write — at least each
+/// distance table's 2 bytes a state and each database's 4 bits a placement — and is refused
+/// when its file system has less free; a finished run has nothing left to write.
+#[test]
+fn a_run_that_cannot_fit_on_the_disk_is_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = root().join("puzzles/eight.toml");
+    let text = format!(
+        "name = \"p\"\noutput = \"unused\"\n[sliding]\npuzzles = [\"{}\"]\nmetrics = [\"step\"]\n\
+         state_tables = false\npatterns = [\"1234\", \"5678\"]\n",
+        file.display()
+    );
+    let read = |f: &str| std::fs::read_to_string(f).map_err(|e| e.to_string());
+    let pipeline = Pipeline::parse_with(registry::families(), &text, &read).unwrap();
+    let plan = pipeline.section.spaces();
+    let needed = pipeline::least_new_bytes(&plan, dir.path());
+    let mut sizes: Vec<u64> = needed.iter().map(|(_, b)| *b).collect();
+    sizes.sort_unstable();
+    // Two databases of 9·8·7·6 placements, then 9!/2 positions' distances.
+    assert_eq!(sizes, [1512, 1512, 362_880]);
+    let total: u64 = sizes.iter().sum();
+    assert!(pipeline::check_disk(&needed, total, dir.path()).is_ok());
+    match pipeline::check_disk(&needed, total - 1, dir.path()) {
+        Err(pipeline::PipelineError::NoDisk {
+            message,
+            needed,
+            free,
+        }) => {
+            assert_eq!((needed, free), (total, total - 1));
+            assert!(message.contains("distances-step.bin"), "{message}");
+            assert!(message.contains("refused before any work"), "{message}");
+            // Both figures, in the units a reader takes in at a glance.
+            assert!(message.contains(&pipeline::bytes_text(total)), "{message}");
+            assert!(
+                message.contains(&pipeline::bytes_text(total - 1)),
+                "{message}"
+            );
+            assert_eq!(pipeline::bytes_text(1512), "1.48 KiB");
+            assert_eq!(pipeline::bytes_text(512), "512 B");
+            assert_eq!(pipeline::bytes_text(total), "357.33 KiB");
+            assert_eq!(pipeline::bytes_text(362_880), "354.38 KiB");
+        }
+        other => panic!("{other:?}"),
+    }
+    run_pipeline(&pipeline, Some(dir.path()), &RunOptions::default()).unwrap();
+    assert_eq!(pipeline::least_new_bytes(&plan, dir.path()), []);
 }

@@ -68,7 +68,7 @@ fn solitaire_pipeline_agrees_with_plain_bfs_and_the_judge() {
         "/../../pipelines/solitaire.toml"
     ))
     .unwrap();
-    let pipeline = Pipeline::parse(&text).unwrap();
+    let pipeline = Pipeline::parse(registry::families(), &text).unwrap();
     let report = run_pipeline(&pipeline, Some(dir.path()), &quiet()).unwrap();
     let space = &report.spaces[0];
     assert_eq!(space.states, 635_376);
@@ -142,7 +142,7 @@ fn omnigravity_answers_agree_with_the_reference_and_the_judge() {
             b.render(b.start())
         );
     }
-    let pipeline = Pipeline::parse(&toml).unwrap();
+    let pipeline = Pipeline::parse(registry::families(), &toml).unwrap();
     let report = run_pipeline(&pipeline, Some(dir.path()), &quiet()).unwrap();
     let judge_out = omnigravity::judge::run(&omnigravity::judge::input_for(
         &boards.iter().map(|b| b.1).collect::<Vec<_>>(),
@@ -182,7 +182,12 @@ fn square_destroyer_tables_agree_with_exhaustive_search_and_ida_star() {
     use square_destroyer::{Grid, SquareDestroyer, search};
     let dir = tempfile::tempdir().unwrap();
     let toml = "name = \"sd\"\noutput = \"unused\"\n[square-destroyer]\nexhaustive = [1, 2, 3]\n";
-    let report = run_pipeline(&Pipeline::parse(toml).unwrap(), Some(dir.path()), &quiet()).unwrap();
+    let report = run_pipeline(
+        &Pipeline::parse(registry::families(), toml).unwrap(),
+        Some(dir.path()),
+        &quiet(),
+    )
+    .unwrap();
     let answers: Vec<Option<u64>> = report.spaces.iter().map(|s| s.metrics[0].answer).collect();
     assert_eq!(answers, vec![Some(1), Some(3), Some(6)]);
 

@@ -23,7 +23,7 @@ fn universe_slice_matches_the_references_and_solves_from_its_tables() {
         "/../../tests/pipelines/klotski-universe-mini.toml"
     ))
     .unwrap();
-    let pipeline = Pipeline::parse(&text).unwrap();
+    let pipeline = Pipeline::parse(registry::families(), &text).unwrap();
     let report = run_pipeline(&pipeline, Some(dir.path()), &RunOptions::default()).unwrap();
     assert_eq!(report.spaces.len(), 12);
     assert!(
@@ -37,6 +37,7 @@ fn universe_slice_matches_the_references_and_solves_from_its_tables() {
     // The notebook reader (`pipeline::outputs`, the Python package's) sees the same tables;
     // every metric's components after the first are references to the first's table.
     let outputs = pipeline::outputs::Outputs::open(
+        registry::families(),
         dir.path(),
         Some(Path::new(concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -98,7 +99,7 @@ fn universe_slice_matches_the_references_and_solves_from_its_tables() {
             position: Some(layout),
             ..SolveRequest::default()
         };
-        let instance = instance(&request).unwrap();
+        let instance = instance(registry::families(), &request).unwrap();
         solve(instance.as_ref(), "piece", &roots, u64::MAX).unwrap()
     };
     for set in ["h1v2s2", "h0v2s3", "h2v2s2"] {
@@ -128,7 +129,7 @@ fn universe_slice_matches_the_references_and_solves_from_its_tables() {
 #[cfg_attr(debug_assertions, ignore = "heavy data check: run with --release")]
 fn the_universe_is_hardest_at_138_in_h2v3s4_only() {
     let dir = tempfile::tempdir().unwrap();
-    let pipeline = Pipeline::parse(UNIVERSE).unwrap();
+    let pipeline = Pipeline::parse(registry::families(), UNIVERSE).unwrap();
     let report = run_pipeline(&pipeline, Some(dir.path()), &RunOptions::default()).unwrap();
     assert_eq!(report.spaces.len(), 203);
     let positions: u64 = report.spaces.iter().map(|s| s.states).sum();
@@ -151,7 +152,7 @@ fn the_universe_is_hardest_at_138_in_h2v3s4_only() {
         ..SolveRequest::default()
     };
     let s = solve(
-        instance(&request).unwrap().as_ref(),
+        instance(registry::families(), &request).unwrap().as_ref(),
         "piece",
         &[dir.path()],
         u64::MAX,
@@ -195,7 +196,8 @@ fn the_universe_is_hardest_at_138_in_h2v3s4_only() {
     assert_eq!(piece.iter().filter(|r| moves(r) == "138").count(), 1);
     let file = dir.path().with_extension("toml");
     std::fs::write(&file, UNIVERSE).unwrap();
-    let outputs = pipeline::outputs::Outputs::open(dir.path(), Some(&file)).unwrap();
+    let outputs =
+        pipeline::outputs::Outputs::open(registry::families(), dir.path(), Some(&file)).unwrap();
     let component = |space: &str, text: &str| {
         let board = klotski::notation::parse(text).unwrap().board;
         let u = Unlabeled::new(board.piece_set());
@@ -315,5 +317,5 @@ fn solve<P: AsRef<std::path::Path>>(
     limit: u64,
 ) -> Result<Solution, pipeline::solve::Error> {
     let roots = roots.iter().map(|r| r.as_ref().to_owned()).collect();
-    Atlas::searching(roots, limit).solve_instance(instance, Some(metric))
+    Atlas::searching(registry::families(), roots, limit).solve_instance(instance, Some(metric))
 }

@@ -266,6 +266,11 @@ impl Solver for BoardSolver {
         request.puzzle.is_none() && request.position.is_some_and(looks_like_a_board)
     }
 
+    fn reads(&self) -> &'static str {
+        "a Rush Hour board in Fogleman's notation (4 × 4 to 6 × 6 cells in one line, '.' or 'o' \
+         empty, 'x' a wall, A the red car, e.g. IBBx..I..LDDJAAL..J.KEEMFFK..MGGHHHM)"
+    }
+
     fn instance(&self, request: &SolveRequest<'_>) -> Result<Box<dyn Instance>, String> {
         let text = request.position.unwrap_or_default();
         let board =

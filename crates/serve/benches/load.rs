@@ -30,7 +30,7 @@ fn server(roots: Vec<std::path::PathBuf>, workers: usize) -> (SocketAddr, tokio:
         .build()
         .unwrap();
     let app = App {
-        atlas: Atlas::new(roots, 5_000_000),
+        atlas: Atlas::new(registry::families(), roots, 5_000_000),
         catalog: Catalog::default(),
     };
     let listener = rt

@@ -108,7 +108,12 @@ fn main() {
         .build()
         .unwrap();
     let app = Arc::new(App {
-        atlas: Atlas::new(vec![dir.path().to_owned()], MAX_STATES).with_budget(BUDGET_MIB << 20),
+        atlas: Atlas::new(
+            registry::families(),
+            vec![dir.path().to_owned()],
+            MAX_STATES,
+        )
+        .with_budget(BUDGET_MIB << 20),
         catalog: Catalog::default(),
     });
     let listener = server

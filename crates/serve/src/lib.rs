@@ -20,7 +20,8 @@ use axum::extract::{DefaultBodyLimit, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use huarong_core::driver::SolveRequest;
+use huarong_core::ErrorKind;
+use huarong_core::driver::{Families, SolveRequest};
 use huarong_core::picture::{Cell, Picture};
 use pipeline::play::{Atlas, Cancel, Position, Solution, Source};
 use serde::{Deserialize, Serialize};
@@ -87,10 +88,10 @@ pub const DATABASE_ROWS: usize = 100_000;
 pub const PUZZLES_LIMIT: usize = 1000;
 
 impl Catalog {
-    /// The registry's named positions and every puzzle file in `dir` that a family reads.
-    pub fn load(dir: Option<&Path>) -> Result<Self, ServeError> {
+    /// The named positions of `families` and every puzzle file in `dir` that one of them reads.
+    pub fn load(families: Families, dir: Option<&Path>) -> Result<Self, ServeError> {
         let mut catalog = Catalog::default();
-        for driver in registry::drivers() {
+        for driver in families.drivers() {
             if let Some(solver) = driver.solver() {
                 for (name, position) in solver.named() {
                     catalog.named.push((driver.name(), name, position));
@@ -121,7 +122,7 @@ impl Catalog {
                 puzzle: Some((&path, &text)),
                 ..Default::default()
             };
-            match pipeline::solve::instance(&request) {
+            match pipeline::solve::instance(families, &request) {
                 Ok(instance) => {
                     let name = instance.describe().1;
                     catalog.puzzles.insert(
@@ -235,6 +236,18 @@ async fn deadline(request: axum::extract::Request, next: axum::middleware::Next)
             "the request took longer than {} s",
             DEADLINE.as_secs()
         )),
+    }
+}
+
+/// The one mapping of an error's kind to an HTTP status: the request's fault (wrong input, or a
+/// search that gave up within the server's bound) 400, what it names not there 404, the server
+/// busy or the answer no longer wanted 503, the server's own files or system failing 500.
+fn status_of(kind: ErrorKind) -> StatusCode {
+    match kind {
+        ErrorKind::Invalid | ErrorKind::GaveUp | ErrorKind::Refused => StatusCode::BAD_REQUEST,
+        ErrorKind::NotFound => StatusCode::NOT_FOUND,
+        ErrorKind::Busy | ErrorKind::Cancelled => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorKind::Corrupt | ErrorKind::System => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
@@ -490,13 +503,7 @@ fn compute(
         },
         goal: None,
     };
-    let status = |e: pipeline::solve::Error| match e {
-        pipeline::solve::Error::Tables(_) => (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
-        pipeline::solve::Error::Busy(_) | pipeline::solve::Error::Cancelled => {
-            (StatusCode::SERVICE_UNAVAILABLE, e.to_string())
-        }
-        other => bad(other.to_string()),
-    };
+    let status = |e: pipeline::solve::Error| (status_of(e.kind()), e.to_string());
     let metric = ask.metric.as_deref();
     Ok(match kind {
         Kind::Position => Some(position_json(

@@ -23,15 +23,15 @@ fn repo() -> PathBuf {
 /// Runs the unlabeled classic pipeline (65,880 positions, all three metrics) into `dir`.
 fn tables(dir: &Path) {
     let text = std::fs::read_to_string(repo().join("pipelines/huarong-canonical.toml")).unwrap();
-    let pipeline = Pipeline::parse(&text).unwrap();
+    let pipeline = Pipeline::parse(registry::families(), &text).unwrap();
     run_pipeline(&pipeline, Some(dir), &RunOptions::default()).unwrap();
 }
 
 /// Starts a server (tables under `roots`, the repository's puzzle files) on a free port.
 async fn start(roots: Vec<PathBuf>) -> SocketAddr {
     serve_app(App {
-        atlas: Atlas::new(roots, 5_000_000),
-        catalog: Catalog::load(Some(&repo().join("puzzles"))).unwrap(),
+        atlas: Atlas::new(registry::families(), roots, 5_000_000),
+        catalog: Catalog::load(registry::families(), Some(&repo().join("puzzles"))).unwrap(),
     })
     .await
 }
@@ -331,7 +331,7 @@ async fn fifteen_puzzle_positions_are_solved_over_pattern_databases() {
         repo().join("puzzles/fifteen.toml").display()
     );
     let read = |f: &str| std::fs::read_to_string(f).map_err(|e| e.to_string());
-    let pipeline = Pipeline::parse_with(&text, &read).unwrap();
+    let pipeline = Pipeline::parse_with(registry::families(), &text, &read).unwrap();
     run_pipeline(&pipeline, Some(dir.path()), &RunOptions::default()).unwrap();
     let addr = start(vec![dir.path().to_owned()]).await;
     let mut c = Connection::open(addr).await.unwrap();
@@ -374,6 +374,52 @@ async fn fifteen_puzzle_positions_are_solved_over_pattern_databases() {
     )
     .await;
     assert_eq!(s["solvable"], false);
+}
+
+/// A twenty-four puzzle position — too many positions for a code, so no tables can hold it —
+/// is answered by the search alone (no databases under the roots: IDA* over the Manhattan
+/// distance): its distance and every move's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn twenty_four_puzzle_positions_are_searched() {
+    let addr = start(Vec::new()).await;
+    let mut c = Connection::open(addr).await.unwrap();
+    // Korf's goal with tiles 1 and 2 slid left: two moves away.
+    let near = encode("12.34/56789/ABCDE/FGHIJ/KLMNO");
+    let p = ok(
+        &mut c,
+        &format!("/api/position?puzzle=twenty-four&position={near}"),
+    )
+    .await;
+    assert_eq!(p["metric"], "step");
+    assert_eq!(p["distance"], 2);
+    assert_eq!(p["goal"], false);
+    let mut moves: Vec<(String, i64)> = p["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["position"].as_str().unwrap().to_owned(),
+                m["distance"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    moves.sort();
+    // Tile 2 back (one move from the goal), tile 3 left, tile 7 up (in text order).
+    assert_eq!(
+        moves,
+        [
+            ("1.234/56789/ABCDE/FGHIJ/KLMNO".to_owned(), 1),
+            ("123.4/56789/ABCDE/FGHIJ/KLMNO".to_owned(), 3),
+            ("12734/56.89/ABCDE/FGHIJ/KLMNO".to_owned(), 3),
+        ]
+    );
+    let s = ok(
+        &mut c,
+        &format!("/api/solve?puzzle=twenty-four&position={near}"),
+    )
+    .await;
+    assert_eq!(s["moves"], 2);
 }
 
 /// Fogleman's database rows open in `serve` as layouts (his notation) and, written as puzzle
@@ -425,6 +471,7 @@ async fn rush_hour_database_rows_open_as_layouts_and_puzzle_files() {
 async fn the_klotski_database_is_listed_and_every_row_plays() {
     let dir = tempfile::tempdir().unwrap();
     let pipeline = Pipeline::parse(
+        registry::families(),
         "name = \"slice\"\noutput = \"unused\"\n[huarong]\npiece_sets = [\"h0v0s0\", \
          \"h0v0s1\", \"h0v0s2\", \"h1v0s0\", \"h1v0s1\", \"h1v0s2\"]\nspaces = [\"unlabeled\"]\n\
          metrics = [\"step\", \"piece\"]\nstate_tables = false\n",
@@ -433,7 +480,7 @@ async fn the_klotski_database_is_listed_and_every_row_plays() {
     run_pipeline(&pipeline, Some(dir.path()), &RunOptions::default()).unwrap();
     let roots = vec![dir.path().to_owned()];
     let app = App {
-        atlas: Atlas::new(roots.clone(), 5_000_000),
+        atlas: Atlas::new(registry::families(), roots.clone(), 5_000_000),
         catalog: Catalog::default().with_databases(&roots),
     };
     assert!(app.catalog.skipped.is_empty(), "{:?}", app.catalog.skipped);

@@ -76,7 +76,7 @@ async fn heavy_explorations_are_admitted_shared_and_cancelled() {
     // A limit no exploration reaches in this test, and a budget for one exploration of it.
     let limit = 100_000_000;
     let app = Arc::new(App {
-        atlas: Atlas::new(Vec::new(), limit).with_budget(2 * limit * 40),
+        atlas: Atlas::new(registry::families(), Vec::new(), limit).with_budget(2 * limit * 40),
         catalog: Catalog::default(),
     });
     assert_eq!(app.atlas.max_running(), 1);
@@ -120,7 +120,7 @@ async fn heavy_explorations_are_admitted_shared_and_cancelled() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn trickled_headers_are_cut_off() {
     let addr = start(Arc::new(App {
-        atlas: Atlas::new(Vec::new(), 1000),
+        atlas: Atlas::new(registry::families(), Vec::new(), 1000),
         catalog: Catalog::default(),
     }))
     .await;
@@ -144,7 +144,7 @@ async fn trickled_headers_are_cut_off() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_trickled_body_meets_the_deadline() {
     let addr = start(Arc::new(App {
-        atlas: Atlas::new(Vec::new(), 1000),
+        atlas: Atlas::new(registry::families(), Vec::new(), 1000),
         catalog: Catalog::default(),
     }))
     .await;

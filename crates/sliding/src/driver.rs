@@ -374,6 +374,10 @@ impl Solver for PuzzleFileSolver {
         request.puzzle.is_some()
     }
 
+    fn reads(&self) -> &'static str {
+        "a puzzle file (--puzzle puzzles/NAME.toml), and optionally a position of it"
+    }
+
     fn instance(&self, request: &SolveRequest<'_>) -> Result<Box<dyn Instance>, String> {
         let (path, text) = request.puzzle.unwrap_or_default();
         let puzzle = match read_puzzle_file(path, text)? {

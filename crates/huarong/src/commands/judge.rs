@@ -22,7 +22,8 @@ impl std::fmt::Debug for JudgeArg {
 }
 
 static JUDGES: LazyLock<Vec<JudgeArg>> = LazyLock::new(|| {
-    registry::drivers()
+    registry::families()
+        .drivers()
         .iter()
         .filter(|d| d.judge().is_some())
         .map(|&d| JudgeArg(d))

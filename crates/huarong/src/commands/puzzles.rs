@@ -13,7 +13,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut out = String::new();
-    for d in registry::drivers() {
+    for d in registry::families().drivers() {
         out += &format!(
             "{}\n  {}\n  positions: {}\n",
             d.name(),

@@ -39,7 +39,8 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let roots = table_roots(args.tables)?;
     let puzzles = args.puzzles;
-    let catalog = serve::Catalog::load(puzzles.exists().then_some(puzzles.as_path()))
+    let families = registry::families();
+    let catalog = serve::Catalog::load(families, puzzles.exists().then_some(puzzles.as_path()))
         .context("loading the puzzle files")?
         .with_databases(&roots);
     for (file, why) in &catalog.skipped {
@@ -52,7 +53,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         shown.join(", ")
     };
     let app = serve::App {
-        atlas: pipeline::play::Atlas::new(roots, args.max_states)
+        atlas: pipeline::play::Atlas::new(families, roots, args.max_states)
             .with_budget(args.memory_budget << 20),
         catalog,
     };

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use huarong_core::driver::{Instance, SolveError, SolveRequest};
+use huarong_core::ErrorKind;
+use huarong_core::driver::{Instance, SolveRequest};
 
 use super::{emit, table_roots};
 use crate::report::warn;
@@ -44,10 +45,12 @@ impl What {
             puzzle: path.as_deref().zip(text.as_deref()),
             goal: self.goal.as_deref(),
         };
-        Ok(pipeline::solve::instance(&request).map_err(|e| {
-            warn(&format!("error: {e}"));
-            ExitCode::from(2)
-        }))
+        Ok(
+            pipeline::solve::instance(registry::families(), &request).map_err(|e| {
+                warn(&format!("error: {e}"));
+                crate::exit_code(Some(e.kind()))
+            }),
+        )
     }
 }
 
@@ -101,12 +104,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(i) => i,
         Err(code) => return Ok(code),
     };
-    let atlas = pipeline::play::Atlas::searching(roots, args.max_states);
+    let atlas = pipeline::play::Atlas::searching(registry::families(), roots, args.max_states);
     let solution = match atlas.solve_instance(instance.as_ref(), args.metric.as_deref()) {
         Ok(s) => s,
-        Err(pipeline::solve::Error::Search(e @ (SolveError::Limit(_) | SolveError::Nodes(_)))) => {
+        Err(e) if e.kind() == ErrorKind::GaveUp => {
             warn(&format!("{}: {e} (raise --max-states)", instance.start()));
-            return Ok(ExitCode::from(1));
+            return Ok(crate::exit_code(Some(e.kind())));
         }
         Err(e) => return Err(e.into()),
     };
@@ -200,11 +203,14 @@ fn positions(args: &Args, file: &std::path::Path, roots: Vec<PathBuf>) -> anyhow
         .with_context(|| format!("reading the puzzle file {}", puzzle.display()))?;
     let puzzle_path = puzzle.to_string_lossy().into_owned();
     let request = |position: &str| {
-        pipeline::solve::instance(&SolveRequest {
-            position: Some(position),
-            puzzle: Some((&puzzle_path, &puzzle_text)),
-            goal: args.what.goal.as_deref(),
-        })
+        pipeline::solve::instance(
+            registry::families(),
+            &SolveRequest {
+                position: Some(position),
+                puzzle: Some((&puzzle_path, &puzzle_text)),
+                goal: args.what.goal.as_deref(),
+            },
+        )
     };
     let lines: Vec<(usize, &str)> = text
         .lines()
@@ -216,10 +222,10 @@ fn positions(args: &Args, file: &std::path::Path, roots: Vec<PathBuf>) -> anyhow
     for (line, position) in &lines {
         if let Err(e) = request(position) {
             warn(&format!("error: {}:{line}: {e}", file.display()));
-            return Ok(ExitCode::from(2));
+            return Ok(crate::exit_code(Some(e.kind())));
         }
     }
-    let atlas = pipeline::play::Atlas::searching(roots, args.max_states);
+    let atlas = pipeline::play::Atlas::searching(registry::families(), roots, args.max_states);
     let next = AtomicUsize::new(0);
     let results: Vec<std::sync::Mutex<Option<(String, bool)>>> =
         lines.iter().map(|_| Default::default()).collect();

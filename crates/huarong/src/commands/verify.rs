@@ -20,7 +20,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let p = match &args.pipeline {
-        Some(file) => Some(Pipeline::load(file)?),
+        Some(file) => Some(Pipeline::load(registry::families(), file)?),
         None => None,
     };
     let dir = match (args.dir, &p) {

@@ -11,7 +11,7 @@ pub fn classic_tables(dir: &Path) {
     )
     .unwrap();
     run_pipeline(
-        &Pipeline::parse(&text).unwrap(),
+        &Pipeline::parse(registry::families(), &text).unwrap(),
         Some(dir),
         &RunOptions::default(),
     )
