@@ -231,8 +231,9 @@ impl Atlas {
             let metric = metric
                 .or(instance.default_metric())
                 .unwrap_or(DEFAULT_METRIC);
+            let solution = self.searched(instance.as_ref(), None, metric)?;
             return self
-                .informed_position(request, instance.as_ref(), metric, cancel)
+                .searched_position(request, instance.as_ref(), solution, cancel)
                 .map(Some);
         };
         let metric = pick_metric(puzzle, metric)?;
@@ -240,10 +241,10 @@ impl Atlas {
             && self
                 .holding(puzzle, space_key(puzzle), code, &metric, cancel)?
                 .is_none()
-            && self.informs(instance.as_ref(), puzzle.size_hint())?
+            && let Some(solution) = self.informed(instance.as_ref(), puzzle.size_hint(), &metric)?
         {
             return self
-                .informed_position(request, instance.as_ref(), &metric, cancel)
+                .searched_position(request, instance.as_ref(), solution, cancel)
                 .map(Some);
         }
         let Some(known) = self.knowledge(puzzle, code, &metric, work)? else {
@@ -309,13 +310,6 @@ impl Atlas {
         metric: Option<&str>,
         cancel: &Cancel,
     ) -> Result<Solution, Error> {
-        let searched = |metric: String| -> Result<Solution, Error> {
-            Ok(Solution {
-                path: instance.solve(&metric, None, self.limit)?,
-                metric,
-                source: Source::Searched,
-            })
-        };
         let Some((puzzle, code)) = instance.table_space() else {
             // No space to hold tables (sliding tiles too many for a code): the family's
             // search, over pattern databases when the roots hold some.
@@ -336,7 +330,7 @@ impl Atlas {
             Cold::Search => match held {
                 Some(t) => Known::Tables(t),
                 // No tables, or tables of the space that do not hold this position.
-                None => return searched(metric),
+                None => return self.own_search(instance, &metric),
             },
             Cold::Explore => self
                 .knowledge(puzzle, code, &metric, Work::Allowed(cancel))?
@@ -365,20 +359,20 @@ impl Atlas {
             .filter(|t| t.tables.states.lookup(puzzle, code).is_some()))
     }
 
-    /// A position no tables hold, answered by the family's search (over pattern databases where
-    /// [`Atlas::informed`] finds some): its distance and every move's, each solved; the
-    /// component is the whole space (its size where the puzzle knows it, its farthest member
-    /// unknown).
-    fn informed_position(
+    /// A position no tables hold, `solution` its search's answer (over pattern databases where
+    /// [`Atlas::informed`] finds some): its distance and every move's, each searched the same
+    /// way; the component is the whole space (its size where the puzzle knows it, its farthest
+    /// member unknown).
+    fn searched_position(
         &self,
         request: &SolveRequest<'_>,
         instance: &dyn Instance,
-        metric: &str,
+        solution: Solution,
         cancel: &Cancel,
     ) -> Result<Position, Error> {
+        let metric = solution.metric.as_str();
         let space = instance.table_space();
         let size = space.and_then(|(p, _)| p.size_hint());
-        let solution = self.searched(instance, size, metric)?;
         let distance = |s: &Solution| s.path.as_ref().map(|p| (p.layouts.len() - 1) as u16);
         let picture = instance.picture();
         let mut moves = Vec::new();
@@ -414,19 +408,9 @@ impl Atlas {
                 farthest: String::new(),
                 farthest_distance: None,
             },
-            source: solution.source,
             metric: metric.to_owned(),
+            source: solution.source,
         })
-    }
-
-    /// Whether [`Atlas::informed`] would search `instance` (of a space of `size` positions):
-    /// it has a heuristic search, and pattern databases of it are under the roots or its space
-    /// is too big to explore.
-    fn informs(&self, instance: &dyn Instance, size: Option<u64>) -> Result<bool, Error> {
-        let Some(prefix) = instance.pattern_prefix() else {
-            return Ok(false);
-        };
-        Ok(size.is_some_and(|n| n > self.limit) || !self.databases(instance, &prefix)?.is_empty())
     }
 
     /// [`Atlas::informed`], else the family's own search.
@@ -438,12 +422,17 @@ impl Atlas {
     ) -> Result<Solution, Error> {
         match self.informed(instance, size, metric)? {
             Some(solution) => Ok(solution),
-            None => Ok(Solution {
-                path: instance.solve(metric, None, self.limit)?,
-                metric: metric.to_owned(),
-                source: Source::Searched,
-            }),
+            None => self.own_search(instance, metric),
         }
+    }
+
+    /// The family's own search from the position (at most `limit` states).
+    fn own_search(&self, instance: &dyn Instance, metric: &str) -> Result<Solution, Error> {
+        Ok(Solution {
+            path: instance.solve(metric, None, self.limit)?,
+            metric: metric.to_owned(),
+            source: Source::Searched,
+        })
     }
 
     /// The family's heuristic search, when the instance has one and either pattern databases of
