@@ -54,10 +54,10 @@ pytest_passed=$(awk '/ passed/ { for (i = 1; i < NF; i++) if ($(i + 1) ~ /^passe
 # The notebooks use the package too.
 "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheel"
 # Every bundled pipeline but the heavy ones (the main job, the full universe, the eleven
-# puzzles, the fifteen and twenty-four puzzles' pattern databases and the Rush Hour universes:
+# puzzles, the fifteen, twenty-four and thirty-five puzzles' pattern databases and the Rush Hour universes:
 # the main-job script, the benchmarks and the Rust tests run those or their small versions),
 # each into its own folder named after the file.
-heavy=" huarong klotski-universe sliding-tiles eleven fifteen-pdb twenty-four-pdb rush-hour rush-hour-5 "
+heavy=" huarong klotski-universe sliding-tiles eleven fifteen-pdb twenty-four-pdb thirty-five-pdb rush-hour rush-hour-5 "
 pipelines=()
 for file in pipelines/*.toml; do
   p=$(basename "$file" .toml)

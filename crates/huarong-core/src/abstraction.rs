@@ -13,13 +13,12 @@
 //! the pattern's pieces in the real puzzle, which disjoint patterns add up (Korf & Felner,
 //! "Disjoint pattern database heuristics", Artificial Intelligence 134, 2002).
 //!
-//! Regions are bit masks over at most 32 cells (cell `c` is bit `c`).
+//! Regions are bit masks over at most 64 cells (cell `c` is bit `c`).
 
 use crate::artifact::Fingerprint;
 
-/// Most cells an abstraction's board may have (the `patterns` stage keeps 2 bits per cell of
-/// a placement in one 64-bit word).
-pub const MAX_CELLS: usize = 32;
+/// Most cells an abstraction's board may have: a region is one 64-bit mask.
+pub const MAX_CELLS: usize = 64;
 
 /// A ranked abstract space; see the module documentation.
 pub trait Abstraction: Send + Sync + std::fmt::Debug {

@@ -563,20 +563,15 @@ fn fifteen(runs: usize, scratch: &Path) {
     }
 }
 
-/// The twenty-four puzzle: the 6-6-6-6 databases of pipelines/twenty-four-pdb.toml built by
-/// `huarong run` (fresh folder, `sync` first, once: about 3.5 minutes), then each of Korf &
-/// Taylor's instances asked for (`--instances 1,2`, the default) solved by its own `huarong
-/// solve --positions … --json`: wall time, peak RSS, nodes expanded and generated, and the
-/// generation rate; each length asserted equal to the published optimum
-/// (puzzles/korf-taylor-24.txt) and each path replayed move by move to Korf's goal.
-fn twenty_four(instances: &[usize], scratch: &Path) {
-    println!("Twenty-four puzzle: 6-6-6-6 pattern databases, then Korf & Taylor's instances");
-    let out = scratch.join("twenty-four-pdb");
-    let file = scratch.join("twenty-four-pdb.toml");
-    let text = std::fs::read_to_string(root().join("pipelines/twenty-four-pdb.toml"))
+/// Builds the bundled pipeline `name` (pattern databases only) with `huarong run` into a fresh
+/// folder under `scratch`, `sync` first, and prints its time, peak RSS and bytes; its folder.
+fn build_databases(name: &str, scratch: &Path) -> PathBuf {
+    let out = scratch.join(name);
+    let file = scratch.join(format!("{name}.toml"));
+    let text = std::fs::read_to_string(root().join(format!("pipelines/{name}.toml")))
         .unwrap()
         .replace(
-            "output = \"outputs/twenty-four-pdb\"",
+            &format!("output = \"outputs/{name}\""),
             &format!("output = \"{}\"", out.display()),
         )
         .replace("\"puzzles/", &format!("\"{}/puzzles/", root().display()));
@@ -589,6 +584,26 @@ fn twenty_four(instances: &[usize], scratch: &Path) {
         built.peak_rss as f64 / 1e9,
         built.bytes as f64 / 1e9
     );
+    out
+}
+
+/// The thirty-five puzzle: the seven 5-tile databases of pipelines/thirty-five-pdb.toml built
+/// by `huarong run` into a fresh folder (`sync` first, once: about two minutes), their cell
+/// codes in two words per placement.
+fn thirty_five(scratch: &Path) {
+    println!("Thirty-five puzzle: seven 5-tile pattern databases");
+    build_databases("thirty-five-pdb", scratch);
+}
+
+/// The twenty-four puzzle: the 6-6-6-6 databases of pipelines/twenty-four-pdb.toml built by
+/// `huarong run` (fresh folder, `sync` first, once: about 3.5 minutes), then each of Korf &
+/// Taylor's instances asked for (`--instances 1,2`, the default) solved by its own `huarong
+/// solve --positions … --json`: wall time, peak RSS, nodes expanded and generated, and the
+/// generation rate; each length asserted equal to the published optimum
+/// (puzzles/korf-taylor-24.txt) and each path replayed move by move to Korf's goal.
+fn twenty_four(instances: &[usize], scratch: &Path) {
+    println!("Twenty-four puzzle: 6-6-6-6 pattern databases, then Korf & Taylor's instances");
+    let out = build_databases("twenty-four-pdb", scratch);
     let list = std::fs::read_to_string(root().join("puzzles/korf-taylor-24.txt")).unwrap();
     let all: Vec<(&str, u64)> = list
         .lines()
@@ -679,14 +694,15 @@ fn main() {
                 "rush-hour-6",
                 "fifteen",
                 "twenty-four",
+                "thirty-five",
                 "pipelines",
             ]
             .contains(a)
         })
         .collect();
-    // The fifteen and twenty-four puzzles' databases and the 6 x 6 Rush Hour universe (minutes
+    // The fifteen, twenty-four and thirty-five puzzles' databases and the 6 x 6 Rush Hour universe (minutes
     // to hours each) only when asked for.
-    let long = ["fifteen", "rush-hour-6", "twenty-four"];
+    let long = ["fifteen", "rush-hour-6", "twenty-four", "thirty-five"];
     let wants = |name: &str| (picked.is_empty() && !long.contains(&name)) || picked.contains(&name);
     let scratch = tempfile::tempdir().unwrap();
     if wants("main") {
@@ -719,5 +735,8 @@ fn main() {
             })
             .unwrap_or(vec![1, 2]);
         twenty_four(&instances, scratch.path());
+    }
+    if wants("thirty-five") {
+        thirty_five(scratch.path());
     }
 }

@@ -3,8 +3,10 @@
 //! placements each, instead of the shipped 6-6-6-6 partition's 127,512,000), then `huarong
 //! solve --positions` solves positions whose optimal lengths a plain breadth-first search from
 //! the goal (a hash map of whole positions, nothing of the pipeline's) has found. Each length
-//! must be the search's and each path is replayed move by move on the rows as text. Korf &
-//! Taylor's instances themselves (95–114 moves) take minutes to days: the `twenty-four` bench.
+//! must be the search's and each path is replayed move by move on the rows as text. The same on
+//! the 6 × 6 board (puzzles/thirty-five.toml, groups of three tiles), whose databases keep a
+//! placement's cell codes in two words. Korf & Taylor's instances themselves (95–114 moves)
+//! take minutes to days: the `twenty-four` bench.
 
 mod common;
 
@@ -15,29 +17,30 @@ use common::{huarong, ok, root, stderr};
 
 const GOAL: &str = ".1234/56789/ABCDE/FGHIJ/KLMNO";
 const SIDE: usize = 5;
+const GOAL_35: &str = ".12345/6789AB/CDEFGH/IJKLMN/OPQRST/UVWXYZ";
 
-/// Every position within `depth` moves of the goal, with its distance (tile letters in cell
-/// order, '.' the blank).
-fn bfs(depth: u32) -> HashMap<Vec<u8>, u32> {
-    let start: Vec<u8> = GOAL.replace('/', "").into_bytes();
+/// Every position within `depth` moves of `goal` (on a `side` × `side` board), with its
+/// distance (tile letters in cell order, '.' the blank).
+fn bfs(goal: &str, side: usize, depth: u32) -> HashMap<Vec<u8>, u32> {
+    let start: Vec<u8> = goal.replace('/', "").into_bytes();
     let mut seen = HashMap::from([(start.clone(), 0)]);
     let mut layer = vec![start];
     for d in 1..=depth {
         let mut next = Vec::new();
         for p in &layer {
             let b = p.iter().position(|&c| c == b'.').unwrap();
-            let (r, c) = (b / SIDE, b % SIDE);
+            let (r, c) = (b / side, b % side);
             let mut near = Vec::new();
             if r > 0 {
-                near.push(b - SIDE);
+                near.push(b - side);
             }
-            if r + 1 < SIDE {
-                near.push(b + SIDE);
+            if r + 1 < side {
+                near.push(b + side);
             }
             if c > 0 {
                 near.push(b - 1);
             }
-            if c + 1 < SIDE {
+            if c + 1 < side {
                 near.push(b + 1);
             }
             for n in near {
@@ -54,15 +57,24 @@ fn bfs(depth: u32) -> HashMap<Vec<u8>, u32> {
     seen
 }
 
-fn rows(p: &[u8]) -> String {
-    p.chunks(SIDE)
+fn rows(p: &[u8], side: usize) -> String {
+    p.chunks(side)
         .map(|r| String::from_utf8(r.to_vec()).unwrap())
         .collect::<Vec<_>>()
         .join("/")
 }
 
 fn solve_positions(list: &Path, tables: &Path, extra: &[&str]) -> (Option<i32>, String) {
-    let puzzle = root().join("puzzles/twenty-four.toml");
+    solve_positions_of("puzzles/twenty-four.toml", list, tables, extra)
+}
+
+fn solve_positions_of(
+    puzzle: &str,
+    list: &Path,
+    tables: &Path,
+    extra: &[&str],
+) -> (Option<i32>, String) {
+    let puzzle = root().join(puzzle);
     let mut args = vec![
         "solve",
         "--puzzle",
@@ -80,18 +92,39 @@ fn solve_positions(list: &Path, tables: &Path, extra: &[&str]) -> (Option<i32>, 
 
 #[test]
 fn positions_of_known_depth_are_solved_optimally_over_databases_the_pipeline_built() {
-    let dir = tempfile::tempdir().unwrap();
-    let (pipeline, out) = common::pattern_pipeline(
-        dir.path(),
+    known_depths_are_solved(
         "puzzles/twenty-four.toml",
+        GOAL,
+        SIDE,
         "[\"1256\", \"3478\", \"9ADE\", \"BCGH\", \"FKLM\", \"IJNO\"]",
+        "pattern-5x5-IJNO",
     );
+}
+
+/// The thirty-five puzzle's positions, over databases of groups of three tiles (36!/33! =
+/// 42,840 placements each; the last two tiles count their Manhattan distance).
+#[test]
+fn thirty_five_puzzle_positions_of_known_depth_are_solved_optimally() {
+    known_depths_are_solved(
+        "puzzles/thirty-five.toml",
+        GOAL_35,
+        6,
+        "[\"126\", \"378\", \"459\", \"ABH\", \"CDI\", \"EFJ\", \"GMN\", \"KLQ\", \
+         \"OPU\", \"RWX\", \"STZ\"]",
+        "pattern-6x6-STZ",
+    );
+}
+
+/// `huarong run` builds the databases of `groups` for `puzzle`, then `huarong solve
+/// --positions` gets positions up to 16 moves from `goal`, some of every depth from 10 up:
+/// each answer must be the breadth-first search's length, its path replayed.
+fn known_depths_are_solved(puzzle: &str, goal: &str, side: usize, groups: &str, built: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let (pipeline, out) = common::pattern_pipeline(dir.path(), puzzle, groups);
     let log = ok(&["run", pipeline.to_str().unwrap()]);
-    assert!(log.contains("pattern-5x5-IJNO"), "{log}");
-    // Positions up to 16 moves from the goal; the solver gets the deepest ones and some of
-    // every depth from 10 up.
+    assert!(log.contains(built), "{log}");
     let depth = 16;
-    let known = bfs(depth);
+    let known = bfs(goal, side, depth);
     let mut picked: Vec<(&Vec<u8>, u32)> = Vec::new();
     for d in 10..=depth {
         let mut at: Vec<&Vec<u8>> = known
@@ -107,10 +140,10 @@ fn positions_of_known_depth_are_solved_optimally_over_databases_the_pipeline_bui
     let list = dir.path().join("positions.txt");
     let text: String = picked
         .iter()
-        .map(|(p, d)| format!("{}  # {d}\n", rows(p)))
+        .map(|(p, d)| format!("{}  # {d}\n", rows(p, side)))
         .collect();
     std::fs::write(&list, text).unwrap();
-    let (status, output) = solve_positions(&list, &out, &[]);
+    let (status, output) = solve_positions_of(puzzle, &list, &out, &[]);
     assert_eq!(status, Some(0), "{output}");
     let lines: Vec<serde_json::Value> = output
         .lines()
@@ -118,7 +151,7 @@ fn positions_of_known_depth_are_solved_optimally_over_databases_the_pipeline_bui
         .collect();
     assert_eq!(lines.len(), picked.len());
     for (v, (p, d)) in lines.iter().zip(&picked) {
-        let position = rows(p);
+        let position = rows(p, side);
         assert_eq!(v["position"], position.as_str());
         assert_eq!(v["moves"], *d, "{position}");
         assert_eq!(v["source"], "patterns");
@@ -131,9 +164,9 @@ fn positions_of_known_depth_are_solved_optimally_over_databases_the_pipeline_bui
             .collect();
         assert_eq!(path.len(), *d as usize + 1);
         assert_eq!(path[0], position);
-        assert_eq!(*path.last().unwrap(), GOAL);
+        assert_eq!(*path.last().unwrap(), goal);
         assert!(
-            path.windows(2).all(|w| common::one_move(w[0], w[1], SIDE)),
+            path.windows(2).all(|w| common::one_move(w[0], w[1], side)),
             "{position}"
         );
     }

@@ -4,14 +4,15 @@
 //!
 //! A search state is a placement and the blank's region among its free cells. The search is
 //! level-synchronous and parallel over the placements in index order, keeping 2 bits per
-//! placement and cell in one word (32 bits, or 64 past 16 cells): 0 unvisited, then the level's parity (1 or 2) for
-//! the cells of a region reached on the current or next level, 3 once its moves are expanded.
-//! A region is claimed by one compare-and-swap of its cells' bits, so no state is expanded
-//! twice; the placement's distance is the level of its first claimed region (one byte, written
-//! once). A chunk of placements is scanned on a level only if something in it was claimed on
-//! the level before. Memory: 5 bytes per placement on boards of at most 16 cells (2.6 GB for
-//! the 518,918,400 placements of the fifteen puzzle's 8-tile group), 9 up to 32 cells (the
-//! codes in a 64-bit word: 1.1 GB for a 6-tile group of the twenty-four puzzle).
+//! placement and cell (32 bits, 64 past 16 cells, two 64-bit words past 32; [`codes`]): 0
+//! unvisited, then the level's parity (1 or 2) for the cells of a region reached on the current
+//! or next level, 3 once its moves are expanded. A region is claimed by one compare-and-swap of
+//! its lowest cell's word, so no state is expanded twice; the placement's distance is the level
+//! of its first claimed region (one byte, written on that level only). A chunk of placements is
+//! scanned on a level only if something in it was claimed on the level before. Memory: 5 bytes
+//! per placement on boards of at most 16 cells (2.6 GB for the 518,918,400 placements of the
+//! fifteen puzzle's 8-tile group), 9 up to 32 cells (1.1 GB for a 6-tile group of the
+//! twenty-four puzzle), 17 up to 64 (770 MB for a 5-tile group of the thirty-five puzzle).
 //!
 //! The artifact (kind `pattern`) holds `[placements, largest value, bits per value]`, the
 //! number of placements at each value, and the values: 4 bits each when every placement is
@@ -20,7 +21,7 @@
 //! it.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use huarong_core::abstraction::Values;
 use huarong_core::{
@@ -28,6 +29,10 @@ use huarong_core::{
     StageError, reuse_or_build,
 };
 use rayon::prelude::*;
+
+use codes::{Claim, Codes, Wide};
+
+mod codes;
 
 /// Artifact kind of pattern databases.
 pub const KIND: &str = "pattern";
@@ -232,124 +237,6 @@ fn write(
     Ok(w.finish()?)
 }
 
-/// The 2-bit cell codes of one placement: a 32-bit word for boards of at most 16 cells, a
-/// 64-bit word for at most 32 (cell `c` in bits `2c` and `2c + 1`).
-trait Codes: Copy + Eq + Send + Sync {
-    type Atomic: Send + Sync;
-    /// Cells a word holds.
-    const CELLS: usize;
-    const ZERO: Self;
-    /// Code 1 on the cells of `m` (cell `c` → bit `2c`).
-    fn spread(m: u64) -> Self;
-    /// Code `code` (1, 2 or 3) on the cells of `m`.
-    fn spread_as(m: u64, code: u32) -> Self;
-    /// The code of `cell`.
-    fn code_at(self, cell: u32) -> u32;
-    /// The cells whose code is `code` (1 or 2).
-    fn cells_with(self, code: u32) -> u64;
-    /// `v` seen as atomics.
-    fn atomics(v: &mut [Self]) -> &[Self::Atomic];
-    fn load(a: &Self::Atomic) -> Self;
-    fn claim(a: &Self::Atomic, current: Self, new: Self) -> Result<Self, Self>;
-    fn or(a: &Self::Atomic, bits: Self);
-    fn or_bits(self, other: Self) -> Self;
-}
-
-macro_rules! codes {
-    ($word:ty, $atomic:ty, $cells:expr, $spread:expr, $gather:expr) => {
-        impl Codes for $word {
-            type Atomic = $atomic;
-            const CELLS: usize = $cells;
-            const ZERO: Self = 0;
-            #[inline]
-            fn spread(m: u64) -> Self {
-                $spread(m)
-            }
-            #[inline]
-            fn spread_as(m: u64, code: u32) -> Self {
-                Self::spread(m) * code as $word
-            }
-            #[inline]
-            fn code_at(self, cell: u32) -> u32 {
-                ((self >> (2 * cell)) & 3) as u32
-            }
-            #[inline]
-            fn cells_with(self, code: u32) -> u64 {
-                const EVEN: $word = <$word>::MAX / 3;
-                let lo = self & EVEN;
-                let hi = (self >> 1) & EVEN;
-                $gather(if code == 1 { lo & !hi } else { hi & !lo })
-            }
-            fn atomics(v: &mut [Self]) -> &[Self::Atomic] {
-                // SAFETY: the atomic has the same size, alignment and bit validity as the
-                // word; the slice borrows `v` exclusively for as long as it lives.
-                unsafe { std::slice::from_raw_parts(v.as_mut_ptr().cast::<$atomic>(), v.len()) }
-            }
-            #[inline]
-            fn load(a: &$atomic) -> Self {
-                a.load(Ordering::Relaxed)
-            }
-            #[inline]
-            fn claim(a: &$atomic, current: Self, new: Self) -> Result<Self, Self> {
-                a.compare_exchange_weak(current, new, Ordering::Relaxed, Ordering::Relaxed)
-            }
-            #[inline]
-            fn or(a: &$atomic, bits: Self) {
-                a.fetch_or(bits, Ordering::Relaxed);
-            }
-            #[inline]
-            fn or_bits(self, other: Self) -> Self {
-                self | other
-            }
-        }
-    };
-}
-
-codes!(u32, AtomicU32, 16, spread16, gather16);
-codes!(u64, AtomicU64, 32, spread32, gather32);
-
-/// Spreads the 16 low bits of `m` to the even bits of a 32-bit word (bit `c` → bit `2c`).
-#[inline]
-fn spread16(m: u64) -> u32 {
-    let mut x = m as u32 & 0xFFFF;
-    x = (x | (x << 8)) & 0x00FF_00FF;
-    x = (x | (x << 4)) & 0x0F0F_0F0F;
-    x = (x | (x << 2)) & 0x3333_3333;
-    (x | (x << 1)) & 0x5555_5555
-}
-
-/// The even bits of `x` packed down (bit `2c` → bit `c`): [`spread16`]'s inverse.
-#[inline]
-fn gather16(x: u32) -> u64 {
-    let mut x = x & 0x5555_5555;
-    x = (x | (x >> 1)) & 0x3333_3333;
-    x = (x | (x >> 2)) & 0x0F0F_0F0F;
-    x = (x | (x >> 4)) & 0x00FF_00FF;
-    ((x | (x >> 8)) & 0x0000_FFFF) as u64
-}
-
-/// Spreads the 32 low bits of `m` to the even bits of a 64-bit word.
-#[inline]
-fn spread32(m: u64) -> u64 {
-    let mut x = m & 0xFFFF_FFFF;
-    x = (x | (x << 16)) & 0x0000_FFFF_0000_FFFF;
-    x = (x | (x << 8)) & 0x00FF_00FF_00FF_00FF;
-    x = (x | (x << 4)) & 0x0F0F_0F0F_0F0F_0F0F;
-    x = (x | (x << 2)) & 0x3333_3333_3333_3333;
-    (x | (x << 1)) & 0x5555_5555_5555_5555
-}
-
-/// [`spread32`]'s inverse.
-#[inline]
-fn gather32(x: u64) -> u64 {
-    let mut x = x & 0x5555_5555_5555_5555;
-    x = (x | (x >> 1)) & 0x3333_3333_3333_3333;
-    x = (x | (x >> 2)) & 0x0F0F_0F0F_0F0F_0F0F;
-    x = (x | (x >> 4)) & 0x00FF_00FF_00FF_00FF;
-    x = (x | (x >> 8)) & 0x0000_FFFF_0000_FFFF;
-    (x | (x >> 16)) & 0x0000_0000_FFFF_FFFF
-}
-
 /// At least the bytes a database of `a` takes on disk: 4 bits a placement (a byte each where
 /// its values do not all fit), the header aside.
 pub fn least_file_bytes<A: Abstraction + ?Sized>(a: &A) -> u64 {
@@ -357,9 +244,13 @@ pub fn least_file_bytes<A: Abstraction + ?Sized>(a: &A) -> u64 {
 }
 
 /// Bytes of memory per placement while building `a`'s database: its cell codes (4 bytes up to
-/// 16 cells, 8 up to 32) and its distance byte.
+/// 16 cells, 8 up to 32, 16 up to 64) and its distance byte.
 pub fn build_bytes_per_placement<A: Abstraction + ?Sized>(a: &A) -> u64 {
-    if a.cells() <= u32::CELLS { 5 } else { 9 }
+    match a.cells() {
+        n if n <= u32::CELLS => 5,
+        n if n <= u64::CELLS => 9,
+        _ => 17,
+    }
 }
 
 /// The fewest pattern moves from every placement of `a` to its goal ([`UNREACHED`] where
@@ -373,10 +264,10 @@ pub fn build<A: Abstraction + ?Sized>(a: &A, reporter: &Reporter) -> Result<Vec<
             huarong_core::abstraction::MAX_CELLS
         )));
     }
-    if a.cells() <= u32::CELLS {
-        build_with::<u32, A>(a, reporter)
-    } else {
-        build_with::<u64, A>(a, reporter)
+    match a.cells() {
+        n if n <= u32::CELLS => build_with::<u32, A>(a, reporter),
+        n if n <= u64::CELLS => build_with::<u64, A>(a, reporter),
+        _ => build_with::<Wide, A>(a, reporter),
     }
 }
 
@@ -389,7 +280,7 @@ fn build_with<W: Codes, A: Abstraction + ?Sized>(
     let mut codes = vec![W::ZERO; n];
     let mut dist = vec![UNREACHED; n];
     let (goal, region) = a.goal();
-    codes[goal as usize] = W::spread(region);
+    codes[goal as usize] = W::start(region);
     dist[goal as usize] = 0;
     {
         let words: &[W::Atomic] = W::atomics(&mut codes);
@@ -426,19 +317,14 @@ fn build_with<W: Codes, A: Abstraction + ?Sized>(
                     let mut claimed = 0u64;
                     let mut claim = |q: u64, r: u64| {
                         let q = q as usize;
-                        let at = r.trailing_zeros();
-                        let word = &words[q];
-                        let mut w = W::load(word);
-                        loop {
-                            if w.code_at(at) != 0 {
-                                return;
-                            }
-                            match W::claim(word, w, w.or_bits(W::spread_as(r, next))) {
-                                Ok(_) => break,
-                                Err(x) => w = x,
-                            }
-                        }
-                        if w == W::ZERO {
+                        let first = match W::claim(&words[q], r, next) {
+                            Claim::Taken => return,
+                            Claim::First => true,
+                            Claim::Again => false,
+                            // Every distance written on this level is this level's.
+                            Claim::Unsure => d[q].load(Ordering::Relaxed) == UNREACHED,
+                        };
+                        if first {
                             d[q].store((level + 1) as u8, Ordering::Relaxed);
                         }
                         let flag = &later[q / CHUNK];
@@ -449,12 +335,12 @@ fn build_with<W: Codes, A: Abstraction + ?Sized>(
                     };
                     let start = ch * CHUNK;
                     for (p, word) in (start..).zip(&words[start..(start + CHUNK).min(n)]) {
-                        let front = W::load(word).cells_with(cur);
+                        let front = W::cells_with(word, cur);
                         if front == 0 {
                             continue;
                         }
                         let done = a.expand(p as u64, front, &mut claim);
-                        W::or(word, W::spread_as(done, 3));
+                        W::done(word, done);
                     }
                     claimed
                 })
@@ -475,21 +361,8 @@ fn build_with<W: Codes, A: Abstraction + ?Sized>(
 mod tests {
     use super::*;
 
-    fn round_trip<W: Codes>(masks: &[u64]) {
-        for &m in masks {
-            assert_eq!(W::spread_as(m, 1).cells_with(1), m);
-            assert_eq!(W::spread_as(m, 2).cells_with(2), m);
-            assert_eq!(W::spread_as(m, 3).cells_with(1), 0);
-            assert_eq!(W::spread_as(m, 3).cells_with(2), 0);
-            for c in 0..W::CELLS as u32 {
-                let want = if m >> c & 1 == 1 { 2 } else { 0 };
-                assert_eq!(W::spread_as(m, 2).code_at(c), want);
-            }
-        }
-    }
-
-    /// The search with 64-bit cell codes (boards past 16 cells) gives the 32-bit one's values
-    /// on boards both hold: the fifteen puzzle's tiles 1-5 and 9, C, F.
+    /// The search with 64-bit cell codes (boards past 16 cells) and with two words (past 32)
+    /// gives the 32-bit one's values on boards all hold: the fifteen puzzle's tiles 1-5 and 9, C, F.
     #[test]
     fn both_word_widths_give_the_same_database() {
         let text = "name = \"f\"\nlabeled = true\nboard = \".123\\n4567\\n89AB\\nCDEF\"\n\
@@ -499,22 +372,10 @@ mod tests {
             let p = sliding::pattern::Pattern::new(&board, letters).unwrap();
             let narrow = build_with::<u32, _>(&p, &Reporter::quiet()).unwrap();
             let wide = build_with::<u64, _>(&p, &Reporter::quiet()).unwrap();
+            let two = build_with::<Wide, _>(&p, &Reporter::quiet()).unwrap();
             assert!(narrow.iter().all(|&v| v != UNREACHED), "{letters}");
             assert_eq!(narrow, wide, "{letters}");
+            assert_eq!(narrow, two, "{letters}");
         }
-    }
-
-    #[test]
-    fn spreading_and_reading_cells_are_inverse() {
-        round_trip::<u32>(&[0, 1, 0x8000, 0xffff, 0x1234, 0xa5a5]);
-        round_trip::<u64>(&[
-            0,
-            1,
-            0x8000_0000,
-            0xffff_ffff,
-            0x1234_5678,
-            0xa5a5_0f0f,
-            0x1_ffff,
-        ]);
     }
 }

@@ -133,6 +133,22 @@ fn twenty_four_and_three_by_six_groups_match_the_reference() {
     check_board(&wide.board, &["1234", "9CH"]);
 }
 
+/// Boards of more than 32 cells, whose searches keep a placement's cell codes in two 64-bit
+/// words: groups of the thirty-five puzzle (6 × 6, the blank's goal top-left) whose tiles sit
+/// in the first word, across the two (cells 31–33) and in the second (cell 35).
+#[test]
+fn thirty_five_puzzle_groups_match_the_reference() {
+    let thirty_five = sliding::parse_tiles(
+        "name = \"t\"\nlabeled = true\n\
+         board = \".12345\\n6789AB\\nCDEFGH\\nIJKLMN\\nOPQRST\\nUVWXYZ\"\n\
+         goal = \".12345\\n6789AB\\nCDEFGH\\nIJKLMN\\nOPQRST\\nUVWXYZ\"\n",
+        "t",
+    )
+    .unwrap();
+    assert_eq!(thirty_five.board.cells(), 36);
+    check_board(&thirty_five.board, &["123", "VWX", "Z"]);
+}
+
 /// The database written, reopened and verified: the same values, 4 bits each where they fit,
 /// reused on a second run, refused under another group's fingerprint.
 #[test]

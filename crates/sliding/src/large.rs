@@ -7,7 +7,7 @@ use huarong_core::picture::{Cell, Look, Picture};
 
 use crate::pattern::TileBoard;
 
-/// A sliding-tiles puzzle file of up to 32 cells read cell by cell ([`crate::file::parse_tiles`]).
+/// A sliding-tiles puzzle file of up to 64 cells read cell by cell ([`crate::file::parse_tiles`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LargeTiles {
     pub name: String,

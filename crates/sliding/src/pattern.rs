@@ -1,5 +1,5 @@
 //! Pattern databases' abstract spaces for the sliding tiles: a group of tiles on a board of at
-//! most 32 cells, the other tiles forgotten ([`huarong_core::abstraction`]).
+//! most 64 cells, the other tiles forgotten ([`huarong_core::abstraction`]).
 //!
 //! A placement is the cells of the group's `k` tiles, in the group's order: a `k`-permutation
 //! of the `n` cells, ranked densely in `0..n!/(n−k)!` by reading, for each tile in turn, its
@@ -14,7 +14,7 @@ use huarong_core::Fingerprint;
 use huarong_core::abstraction::{Abstraction, MAX_CELLS};
 
 use crate::SlidingPuzzle;
-use crate::tiles::{Divisor, select};
+use crate::tiles::{Divisor, select64};
 
 /// Version of the placement ranking (part of the fingerprint).
 const RANKING_VERSION: u64 = 1;
@@ -43,7 +43,7 @@ pub struct TileBoard {
 
 impl TileBoard {
     /// The tiles of `puzzle` when it is a sliding-tiles puzzle (every piece 1×1 and told
-    /// apart, one blank, no walls) of at most 16 cells whose goal places every tile; else what
+    /// apart, one blank, no walls) of at most [`MAX_CELLS`] cells whose goal places every tile; else what
     /// is missing.
     pub fn new(puzzle: &SlidingPuzzle) -> Result<TileBoard, String> {
         let l = &puzzle.layout;
@@ -237,7 +237,7 @@ impl Pattern {
             len,
             not_first,
             not_last,
-            all: (1u64 << n) - 1,
+            all: u64::MAX >> (64 - n),
             next_to,
         })
     }
@@ -295,8 +295,7 @@ impl Pattern {
         }
         let mut left = self.all;
         for i in 0..k {
-            // At most 32 cells.
-            let c = select(left as u32, digits[i] as u32);
+            let c = select64(left, digits[i] as u32);
             out[i] = c;
             left &= !(1 << c);
         }

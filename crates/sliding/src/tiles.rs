@@ -81,6 +81,21 @@ pub(crate) fn select(mask: u32, k: u32) -> u8 {
     select_portable(mask, k)
 }
 
+/// [`select`] over 64 cells.
+#[inline]
+pub(crate) fn select64(mask: u64, k: u32) -> u8 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("bmi2") {
+        // SAFETY: the CPU has BMI2 (checked just above).
+        return unsafe { std::arch::x86_64::_pdep_u64(1 << k, mask) }.trailing_zeros() as u8;
+    }
+    let mut rest = mask;
+    for _ in 0..k {
+        rest &= rest - 1;
+    }
+    rest.trailing_zeros() as u8
+}
+
 /// Division of 32-bit numbers by a fixed divisor as a multiplication (Lemire, Kaser & Kurz,
 /// "Faster remainder by direct computation", 2019: `⌊n/d⌋ = ⌊c·n / 2^64⌋` with `c = ⌈2^64/d⌉`,
 /// exact for every 32-bit `n` and `d ≥ 2`).
@@ -1149,6 +1164,11 @@ mod tests {
             for (k, &b) in bits.iter().enumerate() {
                 assert_eq!(select(mask, k as u32), b);
                 assert_eq!(select_portable(mask, k as u32), b);
+            }
+            let wide = rng.next_u64();
+            let bits: Vec<u8> = (0..64).filter(|&i| wide >> i & 1 == 1).collect();
+            for (k, &b) in bits.iter().enumerate() {
+                assert_eq!(select64(wide, k as u32), b);
             }
         }
     }
