@@ -589,10 +589,90 @@ fn build_databases(name: &str, scratch: &Path) -> PathBuf {
 
 /// The thirty-five puzzle: the seven 5-tile databases of pipelines/thirty-five-pdb.toml built
 /// by `huarong run` into a fresh folder (`sync` first, once: about two minutes), their cell
-/// codes in two words per placement.
+/// codes in two words per placement; then positions a random walk of 100 to 250 moves (seeded,
+/// never straight back) leaves, each solved by its own `huarong solve --positions … --json`,
+/// its path replayed to the goal and no longer than the walk.
 fn thirty_five(scratch: &Path) {
-    println!("Thirty-five puzzle: seven 5-tile pattern databases");
-    build_databases("thirty-five-pdb", scratch);
+    println!("Thirty-five puzzle: seven 5-tile pattern databases, then random walks from the goal");
+    let out = build_databases("thirty-five-pdb", scratch);
+    let goal = b".123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ".to_vec();
+    let mut rng = huarong_core::SplitMix(35);
+    for walk in [100, 150, 200, 250] {
+        let mut p = goal.clone();
+        let (mut blank, mut back) = (0usize, usize::MAX);
+        for _ in 0..walk {
+            let (r, c) = (blank / 6, blank % 6);
+            let near: Vec<usize> = [
+                (r > 0).then(|| blank - 6),
+                (r < 5).then(|| blank + 6),
+                (c > 0).then(|| blank - 1),
+                (c < 5).then(|| blank + 1),
+            ]
+            .into_iter()
+            .flatten()
+            .filter(|&n| n != back)
+            .collect();
+            let to = near[(rng.next_u64() % near.len() as u64) as usize];
+            p.swap(blank, to);
+            (back, blank) = (blank, to);
+        }
+        let rows = |p: &[u8]| {
+            p.chunks(6)
+                .map(|r| String::from_utf8(r.to_vec()).unwrap())
+                .collect::<Vec<_>>()
+                .join("/")
+        };
+        let position = rows(&p);
+        let one = scratch.join(format!("walk-{walk}.txt"));
+        std::fs::write(&one, format!("{position}\n")).unwrap();
+        let (m, stdout) = huarong(&[
+            "solve",
+            "--puzzle",
+            "puzzles/thirty-five.toml",
+            "--positions",
+            one.to_str().unwrap(),
+            "--tables",
+            out.to_str().unwrap(),
+            "--max-states",
+            "1000000000000",
+            "--json",
+        ]);
+        let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        let moves = v["moves"].as_u64().unwrap();
+        let path: Vec<&str> = v["path"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap())
+            .collect();
+        assert!(
+            moves <= walk,
+            "{position}: {moves} moves, longer than the walk"
+        );
+        assert_eq!(moves % 2, walk % 2, "{position}: the walk's parity");
+        assert_eq!(path.len() as u64, moves + 1);
+        assert_eq!(path[0], position);
+        assert_eq!(*path.last().unwrap(), rows(&goal));
+        for w in path.windows(2) {
+            let (a, b) = (w[0].replace('/', ""), w[1].replace('/', ""));
+            let (a, b) = (a.as_bytes(), b.as_bytes());
+            let blank = |p: &[u8]| p.iter().position(|&c| c == b'.').unwrap();
+            let (x, y) = (blank(a), blank(b));
+            assert!(x.abs_diff(y) == 6 || (x / 6 == y / 6 && x.abs_diff(y) == 1));
+            let mut swapped = a.to_vec();
+            swapped.swap(x, y);
+            assert_eq!(swapped, b, "{position}: one tile into the blank");
+        }
+        let generated = v["generated"].as_u64().unwrap();
+        println!(
+            "  walk {walk:>3}  {moves:>3} moves  {:>8.2} s  peak RSS {:.2} GB  {} nodes expanded, \
+             {generated} generated ({:.1} M/s)  {position}",
+            m.seconds,
+            m.peak_rss as f64 / 1e9,
+            v["nodes"].as_u64().unwrap(),
+            generated as f64 / m.seconds / 1e6
+        );
+    }
 }
 
 /// The twenty-four puzzle: the 6-6-6-6 databases of pipelines/twenty-four-pdb.toml built by
