@@ -463,6 +463,31 @@ mod tests {
         assert_eq!(p.id(), "pattern-4x4-89ABCDEF");
     }
 
+    /// The thirty-five puzzle's groups (pipelines/thirty-five-pdb.toml): 36!/31! placements
+    /// for five tiles, 36!/30! for six (too many to build here: 17 bytes each).
+    #[test]
+    fn six_by_six_groups_have_their_counts() {
+        let text = "name = \"t\"\nlabeled = true\n\
+                    board = \".12345\\n6789AB\\nCDEFGH\\nIJKLMN\\nOPQRST\\nUVWXYZ\"\n\
+                    goal = \".12345\\n6789AB\\nCDEFGH\\nIJKLMN\\nOPQRST\\nUVWXYZ\"\n";
+        let b = crate::parse_tiles(text, "t").unwrap().board;
+        assert_eq!(Pattern::new(&b, "12678").unwrap().len(), 45_239_040);
+        assert_eq!(Pattern::new(&b, "126789").unwrap().len(), 1_402_410_240);
+        assert_eq!(b.default_groups().len(), 7);
+        let p = Pattern::new(&b, "STXYZ").unwrap();
+        assert_eq!(p.id(), "pattern-6x6-STXYZ");
+        // Cells 32-35 (the bottom row's last four) ranked and unranked past the first word.
+        let mut cells = [0u8; 8];
+        for rank in [0, 1, p.len() / 2, p.len() - 1] {
+            p.unrank(rank, &mut cells);
+            assert_eq!(p.rank(&cells[..5]), rank);
+        }
+        let (goal, region) = p.goal();
+        p.unrank(goal, &mut cells);
+        assert_eq!(&cells[..5], &[28, 29, 33, 34, 35]);
+        assert_eq!(region.count_ones(), 31);
+    }
+
     #[test]
     fn bad_groups_are_named() {
         let b = fifteen();
