@@ -391,16 +391,13 @@ fn load(families: Families, pipeline: &Path, base: &Path) -> Result<Pipeline, Ou
         path: pipeline.to_owned(),
         source,
     })?;
+    // Named relative to the pipeline's folder: the error says where it looked.
     let read = |file: &str| {
         let path = base.join(file);
-        std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+        std::fs::read_to_string(&path)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
     };
-    Ok(
-        Pipeline::parse_with(families, &text, &read).map_err(|message| ConfigError::Invalid {
-            path: pipeline.to_owned(),
-            message,
-        })?,
-    )
+    Ok(Pipeline::parse_with(families, &text, &read).map_err(|e| ConfigError::of(pipeline, e))?)
 }
 
 /// `pipelines/<folder name>.toml` in the working directory or its parents, and that

@@ -48,7 +48,7 @@ pub trait Driver: Send + Sync {
     fn example(&self) -> &'static str;
 
     /// Reads and validates the pipeline section.
-    fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, String>;
+    fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, SectionError>;
 
     /// The family's contest judge, if it has one.
     fn judge(&self) -> Option<Judge> {
@@ -572,12 +572,67 @@ pub fn default_records(spaces: &[SpaceView<'_>]) -> Vec<Record> {
     out
 }
 
+/// Why a pipeline section cannot be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum SectionError {
+    /// What the section says is wrong; the message names the key, line, file or piece.
+    #[error("{0}")]
+    Invalid(String),
+    /// A file the section names cannot be read (`within`: what named it, e.g. `[sliding]
+    /// puzzles: `).
+    #[error("{within}cannot read {path}: {source}")]
+    Read {
+        within: String,
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl SectionError {
+    /// Bad input, or the reading's own kind (a missing file is not found).
+    pub fn kind(&self) -> crate::ErrorKind {
+        match self {
+            SectionError::Invalid(_) => crate::ErrorKind::Invalid,
+            SectionError::Read { source, .. } => crate::ErrorKind::of_io(source),
+        }
+    }
+
+    /// The error said within `what` (`[sliding] puzzles`): its message after `what: `.
+    pub fn within(self, what: &str) -> SectionError {
+        match self {
+            SectionError::Invalid(m) => SectionError::Invalid(format!("{what}: {m}")),
+            SectionError::Read {
+                within,
+                path,
+                source,
+            } => SectionError::Read {
+                within: format!("{what}: {within}"),
+                path,
+                source,
+            },
+        }
+    }
+}
+
+impl From<String> for SectionError {
+    fn from(message: String) -> Self {
+        SectionError::Invalid(message)
+    }
+}
+
+impl From<&str> for SectionError {
+    fn from(message: &str) -> Self {
+        SectionError::Invalid(message.to_owned())
+    }
+}
+
 /// A pipeline section as a driver receives it: typed deserialization with errors that point at
 /// the line of the pipeline file, and reading the files the section names.
 pub struct SectionInput<'a> {
     name: &'a str,
     document: &'a str,
-    reader: &'a dyn Fn(&str) -> Result<String, String>,
+    reader: &'a dyn Fn(&str) -> std::io::Result<String>,
     read: RefCell<Vec<(String, String)>>,
 }
 
@@ -595,7 +650,7 @@ impl<'a> SectionInput<'a> {
     pub fn new(
         name: &'a str,
         document: &'a str,
-        reader: &'a dyn Fn(&str) -> Result<String, String>,
+        reader: &'a dyn Fn(&str) -> std::io::Result<String>,
     ) -> Self {
         SectionInput {
             name,
@@ -628,8 +683,12 @@ impl<'a> SectionInput<'a> {
 
     /// Reads a file the section names (a path relative to the current directory); the file and
     /// its contents become part of the export fingerprint.
-    pub fn read_file(&self, path: &str) -> Result<String, String> {
-        let text = (self.reader)(path)?;
+    pub fn read_file(&self, path: &str) -> Result<String, SectionError> {
+        let text = (self.reader)(path).map_err(|source| SectionError::Read {
+            within: String::new(),
+            path: path.to_owned(),
+            source,
+        })?;
         self.read.borrow_mut().push((path.to_owned(), text.clone()));
         Ok(text)
     }

@@ -543,12 +543,17 @@ fn sample_states(p: &dyn Puzzle, n: usize) -> Vec<u64> {
 #[test]
 fn notation_round_trips_and_undirected_moves_undo() {
     for f in families() {
-        let read = |path: &str| -> Result<String, String> {
+        let read = |path: &str| -> std::io::Result<String> {
             f.files
                 .iter()
                 .find(|(name, _)| path.ends_with(&format!("/{name}")))
                 .map(|(_, text)| text.clone())
-                .ok_or_else(|| format!("{path}: not a file of the case"))
+                .ok_or_else(|| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        format!("{path}: not a file of the case"),
+                    )
+                })
         };
         let p = Pipeline::parse_with(registry::families(), &f.base, &read).unwrap();
         for spec in p.section.spaces().spaces {

@@ -1,6 +1,7 @@
 //! Huarong Dao in the pipeline: the `[huarong]` section (piece sets, unlabeled and labeled
 //! spaces, metrics), the records of the named layouts, the farthest and the hardest positions.
 
+use huarong_core::driver::SectionError;
 use huarong_core::driver::{
     Driver, FARTHEST_CAP, Plan, Record, Section, SectionInput, SpaceSpec, SpaceView, StateKey,
 };
@@ -72,7 +73,7 @@ impl Driver for HuarongDriver {
          state_tables = true      # per-position states/components tables\n"
     }
 
-    fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, String> {
+    fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, SectionError> {
         let h: Config = section.deserialize()?;
         if h.piece_sets.is_empty() || h.spaces.is_empty() || h.metrics.is_empty() {
             return Err("[huarong] needs at least one piece set, space and metric".into());

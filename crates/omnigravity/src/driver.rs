@@ -1,6 +1,7 @@
 //! OmniGravity in the pipeline: the `[omnigravity]` section (named boards, one space each), the
 //! judge's count read off the artifacts, and the judge.
 
+use huarong_core::driver::SectionError;
 use huarong_core::driver::{Driver, Judge, Plan, Section, SectionInput, SpaceSpec, SpaceView};
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -49,7 +50,7 @@ impl Driver for OmniGravityDriver {
          board = \"....AA../....AA#./...#..../.CCBB.../.CCBB#../#...##../.#DD#.../..DD.##.\"\n"
     }
 
-    fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, String> {
+    fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, SectionError> {
         let c: Config = section.deserialize()?;
         if c.boards.is_empty() {
             return Err("[omnigravity] needs at least one board".into());
@@ -64,10 +65,11 @@ impl Driver for OmniGravityDriver {
             if !ok_name {
                 return Err(format!(
                     "{at}: a board name is a folder name: letters, digits, '-' and '_'"
-                ));
+                )
+                .into());
             }
             if boards.iter().any(|(n, _)| *n == b.name) {
-                return Err(format!("{at}: the name is used twice"));
+                return Err(format!("{at}: the name is used twice").into());
             }
             let board = Board::parse(&b.board).map_err(|e| format!("{at}: {e}"))?;
             boards.push((b.name, board));

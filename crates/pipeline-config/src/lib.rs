@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use huarong_core::Fingerprint;
-use huarong_core::driver::{Driver, Families, Section, SectionInput};
+use huarong_core::driver::{Driver, Families, Section, SectionError, SectionInput};
 use serde::Deserialize;
 
 /// A pipeline that cannot be loaded.
@@ -41,13 +41,36 @@ pub enum ConfigError {
     },
     #[error("pipeline {path}: {message}")]
     Invalid { path: PathBuf, message: String },
+    /// A file the pipeline's section names cannot be read.
+    #[error("pipeline {path}: {source}")]
+    Section {
+        path: PathBuf,
+        #[source]
+        source: SectionError,
+    },
 }
 
 impl ConfigError {
+    /// The error of loading the pipeline file `path`: bad input as [`ConfigError::Invalid`],
+    /// a file it names that cannot be read with the reading's error.
+    pub fn of(path: &Path, e: SectionError) -> ConfigError {
+        match e {
+            SectionError::Invalid(message) => ConfigError::Invalid {
+                path: path.to_owned(),
+                message,
+            },
+            e @ SectionError::Read { .. } => ConfigError::Section {
+                path: path.to_owned(),
+                source: e,
+            },
+        }
+    }
+
     pub fn kind(&self) -> huarong_core::ErrorKind {
         match self {
             ConfigError::Read { source, .. } => huarong_core::ErrorKind::of_io(source),
             ConfigError::Invalid { .. } => huarong_core::ErrorKind::Invalid,
+            ConfigError::Section { source, .. } => source.kind(),
         }
     }
 }
@@ -115,20 +138,18 @@ impl Pipeline {
             path: path.to_owned(),
             source,
         })?;
-        let read = |file: &str| {
-            std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))
-        };
-        Self::parse_with(families, &text, &read).map_err(|message| ConfigError::Invalid {
-            path: path.to_owned(),
-            message,
-        })
+        Self::parse_with(families, &text, &|file: &str| std::fs::read_to_string(file))
+            .map_err(|e| ConfigError::of(path, e))
     }
 
     /// Parses and validates pipeline text whose section reads no files; the error says what is
     /// wrong and where.
-    pub fn parse(families: Families, text: &str) -> Result<Pipeline, String> {
-        Self::parse_with(families, text, &|file: &str| {
-            Err(format!("cannot read {file}: no files here"))
+    pub fn parse(families: Families, text: &str) -> Result<Pipeline, SectionError> {
+        Self::parse_with(families, text, &|_: &str| {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "no files here",
+            ))
         })
     }
 
@@ -136,8 +157,8 @@ impl Pipeline {
     pub fn parse_with(
         families: Families,
         text: &str,
-        read: &dyn Fn(&str) -> Result<String, String>,
-    ) -> Result<Pipeline, String> {
+        read: &dyn Fn(&str) -> std::io::Result<String>,
+    ) -> Result<Pipeline, SectionError> {
         let head: Head = toml::from_str(text).map_err(|e| e.to_string().trim_end().to_owned())?;
         let table: toml::Table = toml::from_str(text).map_err(|e| e.to_string())?;
         if head.name.trim().is_empty() {
@@ -156,7 +177,8 @@ impl Pipeline {
                          `workers`, `max_states` and one puzzle section, one of [{}]",
                         line_of(text, key),
                         families.names().replace(", ", "], [")
-                    ));
+                    )
+                    .into());
                 }
             }
         }
@@ -165,7 +187,8 @@ impl Pipeline {
                 return Err(format!(
                     "no puzzle section: add one of [{}]",
                     families.names().replace(", ", "], [")
-                ));
+                )
+                .into());
             }
             1 => sections[0],
             _ => return Err("more than one puzzle section: a pipeline runs one puzzle".into()),
@@ -184,7 +207,8 @@ impl Pipeline {
             (Some(other), _) => {
                 return Err(format!(
                     "`engine`: unknown engine {other:?} (use \"local\" or \"timely\")"
-                ));
+                )
+                .into());
             }
         };
         if head.max_states == Some(0) {
@@ -289,34 +313,68 @@ metrics = ["piece", "step"]
 
     #[test]
     fn names_what_is_wrong() {
-        let e =
-            Pipeline::parse(registry::families(), &GOOD.replace("spaces", "spacez")).unwrap_err();
+        let e = Pipeline::parse(registry::families(), &GOOD.replace("spaces", "spacez"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("spacez") && e.contains("line 6"), "{e}");
         let e = Pipeline::parse(registry::families(), &GOOD.replace("\"piece\"", "\"jump\""))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("unknown metric \"jump\""), "{e}");
-        let e =
-            Pipeline::parse(registry::families(), &GOOD.replace("h1v4s4", "h1v4s9")).unwrap_err();
+        let e = Pipeline::parse(registry::families(), &GOOD.replace("h1v4s4", "h1v4s9"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("at least 2 are needed"), "{e}");
         let e = Pipeline::parse(
             registry::families(),
             &GOOD.replace("\"unlabeled\"", "\"both\""),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("both"), "{e}");
-        let e =
-            Pipeline::parse(registry::families(), "name = \"x\"\noutput = \"o\"\n").unwrap_err();
+        let e = Pipeline::parse(registry::families(), "name = \"x\"\noutput = \"o\"\n")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("no puzzle section: add one of [") && e.contains("[huarong]"),
             "{e}"
         );
-        let e = Pipeline::parse(registry::families(), "name = = 1").unwrap_err();
+        let e = Pipeline::parse(registry::families(), "name = = 1")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("line 1"), "{e}");
         let e = Pipeline::parse(registry::families(), &GOOD.replace("[huarong]", "[hauron]"))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("unknown key `hauron` (line 4)"), "{e}");
-        let e = Pipeline::parse(registry::families(), &format!("speed = 3\n{GOOD}")).unwrap_err();
+        let e = Pipeline::parse(registry::families(), &format!("speed = 3\n{GOOD}"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("unknown key `speed` (line 1)"), "{e}");
+    }
+
+    /// A file the section names that cannot be read keeps the reading's kind (not found, not
+    /// bad input) up to the pipeline's error; the message names the key and the file.
+    #[test]
+    fn an_unreadable_file_keeps_its_kind() {
+        use huarong_core::ErrorKind;
+        let text = "name = \"t\"\noutput = \"o\"\n[sliding]\npuzzles = [\"puzzles/nope.toml\"]\n";
+        let e = Pipeline::parse(registry::families(), text).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::NotFound);
+        assert_eq!(
+            e.to_string(),
+            "[sliding] puzzles: cannot read puzzles/nope.toml: no files here"
+        );
+        let e = ConfigError::of(Path::new("p.toml"), e);
+        assert_eq!(e.kind(), ErrorKind::NotFound);
+        assert!(
+            e.to_string()
+                .starts_with("pipeline p.toml: [sliding] puzzles: cannot read"),
+            "{e}"
+        );
+        let bad = Pipeline::parse(registry::families(), &GOOD.replace("spaces", "spacez"));
+        let e = ConfigError::of(Path::new("p.toml"), bad.unwrap_err());
+        assert_eq!(e.kind(), ErrorKind::Invalid);
     }
 
     #[test]
@@ -336,23 +394,29 @@ metrics = ["piece", "step"]
                 "{head}[solitaire]\nstart = \"4 4 4 5 5 4 6 9\"\ngoal = \"2 4 3 3 3 6 4 6\"\n"
             ),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert_eq!(e, "[solitaire] start: piece 4: column 9 is outside 1..=8");
         let board = "AABBCCDD/AABBCCDD/......../......../......../......../......../........";
         let og = |name: &str, b: &str| {
             format!("{head}[[omnigravity.boards]]\nname = \"{name}\"\nboard = \"{b}\"\n")
         };
         assert!(Pipeline::parse(registry::families(), &og("b-1", board)).is_ok());
-        let e = Pipeline::parse(registry::families(), &og("a/b", board)).unwrap_err();
+        let e = Pipeline::parse(registry::families(), &og("a/b", board))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("a board name is a folder name"), "{e}");
         let e = Pipeline::parse(registry::families(), &og("b", &board.replacen('A', "E", 1)))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("board 1 (\"b\"): row 1, column 1: unknown character 'E'"),
             "{e}"
         );
         let twice = format!("{}{}", og("b", board), &og("b", board)[head.len()..]);
-        let e = Pipeline::parse(registry::families(), &twice).unwrap_err();
+        let e = Pipeline::parse(registry::families(), &twice)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("the name is used twice"), "{e}");
         let sd = |body: &str| {
             Pipeline::parse(
@@ -361,17 +425,20 @@ metrics = ["piece", "step"]
             )
         };
         assert!(sd("exhaustive = [1, 2]\n").is_ok());
-        let e = sd("exhaustive = [4]\n").unwrap_err();
+        let e = sd("exhaustive = [4]\n").unwrap_err().to_string();
         assert!(e.contains("grid size 4 is outside 1..=3"), "{e}");
-        let e = sd("exhaustive = []\nsampled = [6]\n").unwrap_err();
+        let e = sd("exhaustive = []\nsampled = [6]\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("sampled: grid size 6 is outside 1..=5"), "{e}");
-        let e = sd("exhaustive = [1]\nseeds = 3\n").unwrap_err();
+        let e = sd("exhaustive = [1]\nseeds = 3\n").unwrap_err().to_string();
         assert!(e.contains("seeds") && e.contains("line 5"), "{e}");
         let e = Pipeline::parse(
             registry::families(),
             &format!("{GOOD}[square-destroyer]\nexhaustive = [1]\n"),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("more than one puzzle section"), "{e}");
     }
 

@@ -135,7 +135,7 @@ fn baseline_eight() -> usize {
 fn eight_puzzle() {
     let text = "name = \"eight\"\noutput = \"unused\"\n[sliding]\npuzzles = [\"puzzles/eight.toml\"]\n\
                 metrics = [\"step\", \"straight\", \"piece\"]\nstate_tables = false\n";
-    let read = |path: &str| std::fs::read_to_string(root().join(path)).map_err(|e| e.to_string());
+    let read = |path: &str| std::fs::read_to_string(root().join(path));
     let p = Pipeline::parse_with(registry::families(), text, &read).unwrap();
     let reps = 5;
     let (ours, report) = time(reps, || {

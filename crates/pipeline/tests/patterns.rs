@@ -26,7 +26,7 @@ fn run(puzzle: &str, groups: &str, out: &std::path::Path) -> pipeline::RunReport
          state_tables = false\npatterns = {groups}\n",
         file.display()
     );
-    let read = |f: &str| std::fs::read_to_string(f).map_err(|e| e.to_string());
+    let read = |f: &str| std::fs::read_to_string(f);
     let pipeline = Pipeline::parse_with(registry::families(), &text, &read).unwrap();
     run_pipeline(&pipeline, Some(out), &RunOptions::default()).unwrap()
 }
@@ -142,7 +142,7 @@ fn a_run_that_cannot_fit_on_the_disk_is_refused_up_front() {
          state_tables = false\npatterns = [\"1234\", \"5678\"]\n",
         file.display()
     );
-    let read = |f: &str| std::fs::read_to_string(f).map_err(|e| e.to_string());
+    let read = |f: &str| std::fs::read_to_string(f);
     let pipeline = Pipeline::parse_with(registry::families(), &text, &read).unwrap();
     let plan = pipeline.section.spaces();
     let needed = pipeline::least_new_bytes(&plan, dir.path());

@@ -109,7 +109,7 @@ fn space<'a>(spaces: &'a [SpaceReport], id: &str) -> &'a SpaceReport {
 #[test]
 fn every_bundled_puzzle_meets_its_published_figures() {
     let text = std::fs::read_to_string(root().join("pipelines/sliding.toml")).unwrap();
-    let read = |path: &str| std::fs::read_to_string(root().join(path)).map_err(|e| e.to_string());
+    let read = |path: &str| std::fs::read_to_string(root().join(path));
     let pipeline = Pipeline::parse_with(registry::families(), &text, &read).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let report = run_pipeline(&pipeline, Some(dir.path()), &RunOptions::default()).unwrap();

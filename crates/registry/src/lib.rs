@@ -38,7 +38,6 @@ mod tests {
             // Files the examples name, from the repository root.
             let read = |path: &str| {
                 std::fs::read_to_string(format!("{}/../../{path}", env!("CARGO_MANIFEST_DIR")))
-                    .map_err(|e| e.to_string())
             };
             let input = huarong_core::driver::SectionInput::new(d.name(), doc, &read);
             let section = d

@@ -4,6 +4,7 @@
 
 use std::sync::OnceLock;
 
+use huarong_core::driver::SectionError;
 use huarong_core::driver::{Driver, Instance, Plan, Section, SectionInput, SolveRequest, Solver};
 use huarong_core::universe::CensusError;
 use huarong_core::{Fingerprint, Table};
@@ -74,20 +75,22 @@ impl Driver for RushHourDriver {
         Some(&BoardSolver)
     }
 
-    fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, String> {
+    fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, SectionError> {
         let c: Config = section.deserialize()?;
         if !crate::board::SIZES.contains(&c.size) {
             return Err(format!(
                 "[rush-hour] size = {}: the universe takes boards of 4, 5 or 6 cells a side",
                 c.size
-            ));
+            )
+            .into());
         }
         if c.max_walls > crate::universe::MAX_WALLS {
             return Err(format!(
                 "[rush-hour] max_walls = {}: at most {} walls",
                 c.max_walls,
                 crate::universe::MAX_WALLS
-            ));
+            )
+            .into());
         }
         if c.chunk_layouts == 0 {
             return Err("[rush-hour] chunk_layouts = 0: a chunk holds at least one layout".into());

@@ -330,7 +330,7 @@ async fn fifteen_puzzle_positions_are_solved_over_pattern_databases() {
          patterns = [\"12345\", \"6789A\", \"BCDEF\"]\nspaces = false\n",
         repo().join("puzzles/fifteen.toml").display()
     );
-    let read = |f: &str| std::fs::read_to_string(f).map_err(|e| e.to_string());
+    let read = |f: &str| std::fs::read_to_string(f);
     let pipeline = Pipeline::parse_with(registry::families(), &text, &read).unwrap();
     run_pipeline(&pipeline, Some(dir.path()), &RunOptions::default()).unwrap();
     let addr = start(vec![dir.path().to_owned()]).await;

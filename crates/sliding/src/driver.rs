@@ -4,6 +4,7 @@
 //! `huarong solve --puzzle FILE` / `huarong render --puzzle FILE`.
 
 use huarong_core::abstraction::{Database, Values};
+use huarong_core::driver::SectionError;
 use huarong_core::driver::{
     Driver, Informed, Instance, Nodes, Plan, Section, SectionInput, SolveError, SolveRequest,
     SolvedPath, Solver, SpaceSpec, SpaceView, Step,
@@ -195,7 +196,7 @@ impl Driver for SlidingDriver {
          spaces = true                            # false: only the pattern databases\n"
     }
 
-    fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, String> {
+    fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, SectionError> {
         let c: Config = section.deserialize()?;
         if c.puzzles.is_empty() || c.metrics.is_empty() {
             return Err("[sliding] needs at least one puzzle and one metric".into());
@@ -207,7 +208,7 @@ impl Driver for SlidingDriver {
         for path in &c.puzzles {
             let text = section
                 .read_file(path)
-                .map_err(|e| format!("[sliding] puzzles: {e}"))?;
+                .map_err(|e| e.within("[sliding] puzzles"))?;
             let file =
                 read_puzzle_file(path, &text).map_err(|e| format!("[sliding] puzzles: {e}"))?;
             let stem = match &file {
@@ -217,7 +218,8 @@ impl Driver for SlidingDriver {
             if stems.contains(stem) {
                 return Err(format!(
                     "[sliding] puzzles: two files are named {stem:?}: a space is named by its file"
-                ));
+                )
+                .into());
             }
             stems.push(stem.clone());
             match file {
@@ -229,7 +231,8 @@ impl Driver for SlidingDriver {
                          only its pattern databases",
                         t.board.cells(),
                         t.board.cells()
-                    ));
+                    )
+                    .into());
                 }
                 PuzzleFile::Large(t) => large.push((path, t)),
             }
@@ -282,7 +285,8 @@ impl Driver for SlidingDriver {
                     return Err(format!(
                         "[sliding] patterns: two puzzles ask for {id} with other goal cells; \
                          give them other groups or separate pipelines"
-                    ));
+                    )
+                    .into());
                 }
                 _ => seen.push((id, fp)),
             }
@@ -759,10 +763,7 @@ mod tests {
         let text = format!(
             "[sliding]\npuzzles = [\"puzzles/eight.toml\", \"puzzles/eleven-4x3.toml\"]\n{state_tables}"
         );
-        let read = |file: &str| {
-            std::fs::read_to_string(std::path::Path::new("../..").join(file))
-                .map_err(|e| e.to_string())
-        };
+        let read = |file: &str| std::fs::read_to_string(std::path::Path::new("../..").join(file));
         let input = SectionInput::new("sliding", &text, &read);
         let section = SlidingDriver.load(&input).unwrap();
         section
@@ -788,7 +789,11 @@ mod tests {
         };
         let load = |section: &str| {
             let input = SectionInput::new("sliding", section, &files);
-            SlidingDriver.load(&input).map(|_| ()).unwrap_err()
+            SlidingDriver
+                .load(&input)
+                .map(|_| ())
+                .unwrap_err()
+                .to_string()
         };
         let e = load("[sliding]\npuzzles = [\"five.toml\"]\npatterns = [\"12\", \"23\"]\n");
         assert!(

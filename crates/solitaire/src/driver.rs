@@ -1,5 +1,6 @@
 //! Solitaire in the pipeline: the `[solitaire]` section, its one space, its answer and judge.
 
+use huarong_core::driver::SectionError;
 use huarong_core::driver::{Driver, Judge, Plan, Section, SectionInput, SpaceSpec, SpaceView};
 use serde::Deserialize;
 
@@ -43,7 +44,7 @@ impl Driver for SolitaireDriver {
          goal = \"2 4 3 3 3 6 4 6\"   # the summary's goal state (and its `answer`)\n"
     }
 
-    fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, String> {
+    fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, SectionError> {
         let c: Config = section.deserialize()?;
         let start = crate::parse(&c.start).map_err(|e| format!("[solitaire] start: {e}"))?;
         let goal = crate::parse(&c.goal).map_err(|e| format!("[solitaire] goal: {e}"))?;

@@ -2,6 +2,7 @@
 //! small grids, IDA*-answered samples for larger ones), answers read off the artifacts,
 //! `answers.parquet`, and the judge.
 
+use huarong_core::driver::SectionError;
 use huarong_core::driver::{Driver, Judge, Plan, Section, SectionInput, SpaceSpec, SpaceView};
 use huarong_core::table::Table;
 use rayon::prelude::*;
@@ -66,21 +67,22 @@ impl Driver for SquareDestroyerDriver {
          seed = 1603\n"
     }
 
-    fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, String> {
+    fn load(&self, section: &SectionInput<'_>) -> Result<Box<dyn Section>, SectionError> {
         let q: Config = section.deserialize()?;
         for &n in &q.exhaustive {
             if !(1..=MAX_EXHAUSTIVE_N).contains(&n) {
                 return Err(format!(
                     "[square-destroyer] exhaustive: grid size {n} is outside 1..={MAX_EXHAUSTIVE_N} \
                      (n = 4 has 2^40 removal sets; list it under `sampled`)"
-                ));
+                ).into());
             }
         }
         for &n in &q.sampled {
             if !(1..=MAX_N).contains(&n) {
                 return Err(format!(
                     "[square-destroyer] sampled: grid size {n} is outside 1..={MAX_N}"
-                ));
+                )
+                .into());
             }
         }
         huarong_core::driver::no_repeats("[square-destroyer] exhaustive", &q.exhaustive)?;
