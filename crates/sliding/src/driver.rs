@@ -568,7 +568,7 @@ impl Instance for PuzzleInstance {
         Ok(self.path(m, distance, limit)?.map(|p| self.solved_path(p)))
     }
 
-    /// Sliding tiles of at most 16 cells: `pattern-<rows>x<cols>-`.
+    /// Sliding tiles of at most 64 cells: `pattern-<rows>x<cols>-`.
     fn pattern_prefix(&self) -> Option<String> {
         TileBoard::new(&self.puzzle)
             .ok()

@@ -157,7 +157,7 @@ fn value_line(text: &str, key: &str) -> usize {
 }
 
 /// Reads a sliding-tiles puzzle file cell by cell, whatever its number of positions: every
-/// piece 1×1 and told apart (`labeled = true`), one blank, no walls, at most 32 cells, and a
+/// piece 1×1 and told apart (`labeled = true`), one blank, no walls, at most 64 cells, and a
 /// goal that places every tile. [`parse`] is the reader for everything else (and for tiles
 /// whose positions fit a code); this one serves boards like the twenty-four puzzle's.
 pub fn parse_tiles(text: &str, stem: &str) -> Result<LargeTiles, PuzzleError> {
