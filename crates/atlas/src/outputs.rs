@@ -378,9 +378,12 @@ impl Outputs {
                 section: 0,
             });
         }
-        let n = table.len() as u64;
+        let codes = table.codes(puzzle);
         Ok(Values::Owned(
-            (0..n).into_par_iter().map(|i| puzzle.unrank(i)).collect(),
+            (0..codes.len())
+                .into_par_iter()
+                .map(|i| codes.get(i))
+                .collect(),
         ))
     }
 }

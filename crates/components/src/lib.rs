@@ -810,6 +810,8 @@ mod tests {
     /// A directed toy space: a 5-cycle 0 → 1 → … → 4 → 0, and a tail 9 → 8 → … → 5 → 0.
     struct Toy;
 
+    use huarong_core::Ranking;
+
     impl huarong_core::Puzzle for Toy {
         fn name(&self) -> &'static str {
             "toy"
@@ -823,15 +825,10 @@ mod tests {
         fn directed(&self) -> bool {
             true
         }
-        fn ranked_len(&self) -> Option<u64> {
-            Some(10)
+        fn ranking(&self) -> Option<&dyn Ranking> {
+            Some(self)
         }
-        fn unrank(&self, index: u64) -> u64 {
-            index
-        }
-        fn rank(&self, code: u64) -> Option<u64> {
-            (code < 10).then_some(code)
-        }
+
         fn successors(&self, code: u64, _: usize, out: &mut Vec<u64>) {
             out.push(match code {
                 0..=3 => code + 1,
@@ -848,6 +845,20 @@ mod tests {
         fn parameters(&self, _: &mut huarong_core::Fingerprint) {}
         fn parse(&self, text: &str) -> Result<u64, String> {
             text.parse().map_err(|_| format!("{text:?} is not a state"))
+        }
+    }
+
+    impl Ranking for Toy {
+        fn states(&self) -> u64 {
+            10
+        }
+
+        fn unrank(&self, index: u64) -> u64 {
+            index
+        }
+
+        fn rank(&self, code: u64) -> Option<u64> {
+            (code < 10).then_some(code)
         }
     }
 

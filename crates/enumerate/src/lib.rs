@@ -81,11 +81,11 @@ impl StateTable {
 
     /// The codes in index order (increasing): stored, or computed by `puzzle`, whose space
     /// this table must be (ranked tables store no codes).
-    pub fn codes<'a, P: Puzzle + ?Sized>(&'a self, puzzle: &'a P) -> huarong_core::Codes<'a, P> {
+    pub fn codes<'a, P: Puzzle + ?Sized>(&'a self, puzzle: &'a P) -> huarong_core::Codes<'a> {
         match self.stored() {
             Some(codes) => huarong_core::Codes::Stored(codes),
             None => huarong_core::Codes::Ranked {
-                puzzle,
+                ranking: ranking_of(puzzle),
                 len: self.len(),
             },
         }
@@ -117,7 +117,7 @@ impl StateTable {
     pub fn code<P: Puzzle + ?Sized>(&self, puzzle: &P, i: usize) -> u64 {
         match self.stored() {
             Some(codes) => codes[i],
-            None => puzzle.unrank(i as u64),
+            None => ranking_of(puzzle).unrank(i as u64),
         }
     }
 
@@ -167,6 +167,15 @@ pub fn run_bounded<P: Puzzle + ?Sized>(
             None => write_explored(puzzle, path, fp, &label, limit, reporter),
         })?;
     Ok((StateTable::new(artifact)?, outcome))
+}
+
+/// The ranking of the space whose table stores no codes: a ranked space, as the table's
+/// fingerprint (the space's name, id and parameters) says; an explored space's table stores them.
+#[inline]
+fn ranking_of<P: Puzzle + ?Sized>(puzzle: &P) -> &dyn huarong_core::Ranking {
+    puzzle
+        .ranking()
+        .expect("a table without codes is a ranked space's: its fingerprint names the space")
 }
 
 fn write_ranked(n: u64, path: &Path, fp: u64, label: &str) -> Result<Header, StageError> {
@@ -372,6 +381,7 @@ fn explore_directed<P: Puzzle + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use huarong_core::Ranking;
     use klotski::{Labeled, PieceSet, Unlabeled};
 
     #[test]

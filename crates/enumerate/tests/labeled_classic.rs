@@ -1,7 +1,7 @@
 //! Release-mode data check: the full labeled classic table.
 
 use enumerate::run;
-use huarong_core::{Puzzle, Reporter};
+use huarong_core::{Puzzle, Ranking, Reporter};
 use klotski::{Board, Labeled, PieceSet, space::LABEL_BITS};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};

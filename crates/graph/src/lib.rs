@@ -1490,6 +1490,7 @@ impl<'a> IntoEdgeReferences for &'a Csr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use huarong_core::Ranking;
     use klotski::{PieceSet, Unlabeled};
 
     /// Offsets are `u32` while the arcs fit in 32 bits and `u64` beyond; a reader takes either,

@@ -22,7 +22,7 @@ pub use artifact::{Artifact, ArtifactError, ArtifactWriter, Expect, Fingerprint,
 pub use failure::ErrorKind;
 pub use progress::{Bar, Progress, Report, Reporter};
 pub use puzzle::{
-    BlockShifts, Codes, Cover, DistanceSources, Puzzle, Shift, add_space, metric_index,
+    BlockShifts, Codes, Cover, DistanceSources, Puzzle, Ranking, Shift, add_space, metric_index,
 };
 pub use stage::{Outcome, StageError, reuse_or_build, try_reuse};
 pub use table::{Column, Table, Value};

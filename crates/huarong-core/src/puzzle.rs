@@ -4,8 +4,8 @@
 //! codes and dense indices (`u32`, the position of a code in the state table). Two kinds of space
 //! exist:
 //!
-//! * **ranked** spaces ([`Puzzle::ranked_len`] is `Some`) have a perfect ranking: dense index ↔ code
-//!   without any hash map, and the state table lists the codes in index order;
+//! * **ranked** spaces ([`Puzzle::ranking`] is `Some`) have a perfect ranking ([`Ranking`]):
+//!   dense index ↔ code without any hash map, and the state table lists the codes in index order;
 //! * **explored** spaces are "whatever is reachable from [`Puzzle::starts`]"; the enumerate stage
 //!   discovers them and stores the codes sorted, so that a binary search ranks a code.
 
@@ -73,6 +73,19 @@ impl BlockShifts {
     }
 }
 
+/// A perfect ranking of a space's states, the capability of a ranked space
+/// ([`Puzzle::ranking`]): every index in `0..states()` is one state's, every state has one.
+pub trait Ranking: Sync + Send {
+    /// The number of states.
+    fn states(&self) -> u64;
+
+    /// The code of the state with dense index `index` (below [`Ranking::states`]).
+    fn unrank(&self, index: u64) -> u64;
+
+    /// The dense index of `code`, or `None` if it is not a state of this space.
+    fn rank(&self, code: u64) -> Option<u64>;
+}
+
 /// A state space the pipeline stages can enumerate, connect and measure.
 pub trait Puzzle: Sync + Send {
     /// Short puzzle name, e.g. `huarong`.
@@ -98,8 +111,16 @@ pub trait Puzzle: Sync + Send {
         false
     }
 
+    /// The space's ranking when it is ranked; `None` (the default) for an explored space,
+    /// whose states the enumerate stage discovers from [`Puzzle::starts`].
+    fn ranking(&self) -> Option<&dyn Ranking> {
+        None
+    }
+
     /// `Some(n)` for a ranked space of `n` states; `None` for an explored space.
-    fn ranked_len(&self) -> Option<u64>;
+    fn ranked_len(&self) -> Option<u64> {
+        self.ranking().map(|r| r.states())
+    }
 
     /// The number of states when it is known before any work (`u64::MAX` when it is known to
     /// be at least that): a ranked space's length, or a count the model can tell of an
@@ -108,12 +129,6 @@ pub trait Puzzle: Sync + Send {
     fn size_hint(&self) -> Option<u64> {
         self.ranked_len()
     }
-
-    /// The code of the state with dense index `index` (ranked spaces only).
-    fn unrank(&self, index: u64) -> u64;
-
-    /// The dense index of `code`, or `None` if it is not a state of this space (ranked spaces only).
-    fn rank(&self, code: u64) -> Option<u64>;
 
     /// The metrics whose moves the enumerate stage follows to discover an explored space: all
     /// of them by default. A puzzle whose metrics all reach the same states may name the
@@ -347,21 +362,17 @@ fn keep_above(out: &mut Vec<u32>, start: usize, index: u64) {
 }
 
 /// A space's state codes in index order: a state table's (sorted), or computed by a ranked
-/// puzzle's [`Puzzle::unrank`] (whose state table stores only its length).
-pub enum Codes<'a, P: ?Sized = dyn Puzzle> {
+/// space's [`Ranking::unrank`] (whose state table stores only its length).
+#[derive(Clone, Copy)]
+pub enum Codes<'a> {
     Stored(&'a [u64]),
-    Ranked { puzzle: &'a P, len: usize },
+    Ranked {
+        ranking: &'a dyn Ranking,
+        len: usize,
+    },
 }
 
-impl<P: ?Sized> Clone for Codes<'_, P> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<P: ?Sized> Copy for Codes<'_, P> {}
-
-impl<P: ?Sized> std::fmt::Debug for Codes<'_, P> {
+impl std::fmt::Debug for Codes<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Codes::Stored(c) => f.debug_tuple("Stored").field(&c.len()).finish(),
@@ -370,7 +381,7 @@ impl<P: ?Sized> std::fmt::Debug for Codes<'_, P> {
     }
 }
 
-impl<P: Puzzle + ?Sized> Codes<'_, P> {
+impl Codes<'_> {
     pub fn len(&self) -> usize {
         match self {
             Codes::Stored(c) => c.len(),
@@ -387,7 +398,7 @@ impl<P: Puzzle + ?Sized> Codes<'_, P> {
     pub fn get(&self, i: usize) -> u64 {
         match self {
             Codes::Stored(c) => c[i],
-            Codes::Ranked { puzzle, .. } => puzzle.unrank(i as u64),
+            Codes::Ranked { ranking, .. } => ranking.unrank(i as u64),
         }
     }
 
@@ -395,16 +406,16 @@ impl<P: Puzzle + ?Sized> Codes<'_, P> {
     pub fn to_vec(&self) -> Vec<u64> {
         match self {
             Codes::Stored(c) => c.to_vec(),
-            Codes::Ranked { puzzle, len } => (0..*len as u64).map(|i| puzzle.unrank(i)).collect(),
+            Codes::Ranked { ranking, len } => (0..*len as u64).map(|i| ranking.unrank(i)).collect(),
         }
     }
 
     /// The dense index of `code`, if it is a state: a binary search of the stored codes, or
-    /// the puzzle's rank.
+    /// the space's rank.
     pub fn index_of(&self, code: u64) -> Option<u32> {
         match self {
             Codes::Stored(c) => c.binary_search(&code).ok().map(|i| i as u32),
-            Codes::Ranked { puzzle, len } => puzzle
+            Codes::Ranked { ranking, len } => ranking
                 .rank(code)
                 .filter(|&i| i < *len as u64)
                 .map(|i| i as u32),

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use huarong_core::{Artifact, Expect, Puzzle, UNREACHABLE};
+use huarong_core::{Artifact, Expect, Puzzle, Ranking, UNREACHABLE};
 
 /// One run of the command.
 struct Measure {

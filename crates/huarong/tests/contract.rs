@@ -524,12 +524,12 @@ fn the_pipelines_own_keys_change_nothing_they_should_not() {
 
 /// Up to `n` states of a space: unranked for ranked spaces, explored otherwise.
 fn sample_states(p: &dyn Puzzle, n: usize) -> Vec<u64> {
-    match p.ranked_len() {
-        Some(len) => {
-            let step = (len / n as u64).max(1);
-            (0..len)
+    match p.ranking() {
+        Some(r) => {
+            let step = (r.states() / n as u64).max(1);
+            (0..r.states())
                 .step_by(step as usize)
-                .map(|i| p.unrank(i))
+                .map(|i| r.unrank(i))
                 .collect()
         }
         None => {

@@ -10,7 +10,7 @@
 
 use std::sync::OnceLock;
 
-use huarong_core::{Cover, DistanceSources, Fingerprint, Puzzle};
+use huarong_core::{Cover, DistanceSources, Fingerprint, Puzzle, Ranking};
 
 use crate::bits::Decoder;
 use crate::board::{Board, CELLS, COLS, Kind, Metric, Move, PieceSet, mask_at};
@@ -251,8 +251,8 @@ impl Puzzle for Unlabeled {
         &Metric::NAMES
     }
 
-    fn ranked_len(&self) -> Option<u64> {
-        Some(self.codes.len() as u64)
+    fn ranking(&self) -> Option<&dyn Ranking> {
+        Some(self)
     }
 
     /// Not stored: the graph stage generates every metric's rows in one pass and holds them for
@@ -260,14 +260,6 @@ impl Puzzle for Unlabeled {
     /// reads again); a reopened graph's rows are generated again.
     fn stores_graph(&self) -> bool {
         false
-    }
-
-    fn unrank(&self, index: u64) -> u64 {
-        self.codes[index as usize]
-    }
-
-    fn rank(&self, code: u64) -> Option<u64> {
-        self.index_of(code).map(u64::from)
     }
 
     /// Moves on bitboards ([`crate::bits`]), decoded from and encoded to compact codes directly
@@ -351,6 +343,20 @@ impl Puzzle for Unlabeled {
     /// Every metric joins the positions step moves join (`tests` in the components crate).
     fn same_components_as(&self, _metric: usize) -> usize {
         Metric::Step as usize
+    }
+}
+
+impl Ranking for Unlabeled {
+    fn states(&self) -> u64 {
+        self.codes.len() as u64
+    }
+
+    fn unrank(&self, index: u64) -> u64 {
+        self.codes[index as usize]
+    }
+
+    fn rank(&self, code: u64) -> Option<u64> {
+        self.index_of(code).map(u64::from)
     }
 }
 
@@ -583,22 +589,8 @@ impl Puzzle for Labeled {
         &Metric::NAMES
     }
 
-    fn ranked_len(&self) -> Option<u64> {
-        Some(self.len())
-    }
-
-    fn unrank(&self, index: u64) -> u64 {
-        let per = self.per_canonical as u64;
-        (self.base.codes[(index / per) as usize] << LABEL_BITS) | (index % per)
-    }
-
-    fn rank(&self, code: u64) -> Option<u64> {
-        let r = code & ((1 << LABEL_BITS) - 1);
-        if r >= self.per_canonical as u64 {
-            return None;
-        }
-        let c = self.base.index_of(code >> LABEL_BITS)?;
-        Some(c as u64 * self.per_canonical as u64 + r)
+    fn ranking(&self) -> Option<&dyn Ranking> {
+        Some(self)
     }
 
     fn successors(&self, code: u64, metric: usize, out: &mut Vec<u64>) {
@@ -680,5 +672,25 @@ impl Puzzle for Labeled {
             }
             out.push((e.target as u64 * per + self.join(p) as u64) as u32);
         }
+    }
+}
+
+impl Ranking for Labeled {
+    fn states(&self) -> u64 {
+        self.len()
+    }
+
+    fn unrank(&self, index: u64) -> u64 {
+        let per = self.per_canonical as u64;
+        (self.base.codes[(index / per) as usize] << LABEL_BITS) | (index % per)
+    }
+
+    fn rank(&self, code: u64) -> Option<u64> {
+        let r = code & ((1 << LABEL_BITS) - 1);
+        if r >= self.per_canonical as u64 {
+            return None;
+        }
+        let c = self.base.index_of(code >> LABEL_BITS)?;
+        Some(c as u64 * self.per_canonical as u64 + r)
     }
 }

@@ -1,6 +1,6 @@
 //! Property tests of the Huarong Dao model: rankings, moves, mirror and notation.
 
-use huarong_core::Puzzle;
+use huarong_core::{Puzzle, Ranking};
 use klotski::{Board, Labeled, Metric, PieceSet, Unlabeled, parse, render, render_labeled};
 use proptest::prelude::*;
 use std::sync::OnceLock;
@@ -19,7 +19,7 @@ fn sets() -> &'static [(Unlabeled, Labeled)] {
     })
 }
 
-fn lookup_of<P: Puzzle>(p: &P) -> impl Fn(u64) -> Option<u32> + Sync + '_ {
+fn lookup_of<P: Ranking>(p: &P) -> impl Fn(u64) -> Option<u32> + Sync + '_ {
     move |c| p.rank(c).map(|i| i as u32)
 }
 

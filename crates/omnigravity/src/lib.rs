@@ -292,18 +292,6 @@ impl Puzzle for OmniGravity {
         true
     }
 
-    fn ranked_len(&self) -> Option<u64> {
-        None
-    }
-
-    fn unrank(&self, _index: u64) -> u64 {
-        unreachable!("explored space")
-    }
-
-    fn rank(&self, _code: u64) -> Option<u64> {
-        None
-    }
-
     fn starts(&self) -> Vec<u64> {
         vec![self.board.start()]
     }

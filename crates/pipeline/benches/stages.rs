@@ -8,7 +8,7 @@ use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::time::Instant;
 
-use huarong_core::{Puzzle, Reporter};
+use huarong_core::{Puzzle, Ranking, Reporter};
 use klotski::board::mask_at;
 use klotski::{Board, Kind, Labeled, Metric, PieceSet, Unlabeled, parse};
 use pipeline::{RunOptions, run_space};
@@ -63,7 +63,7 @@ fn baseline_enumerate(set: PieceSet) -> Vec<u64> {
 
 /// The straightforward graph build: decode every state, generate its moves, encode and rank
 /// every neighbour (binary search), one thread.
-fn baseline_graph<P: Puzzle>(p: &P, metric: usize) -> (Vec<u64>, Vec<u32>) {
+fn baseline_graph<P: Puzzle + Ranking>(p: &P, metric: usize) -> (Vec<u64>, Vec<u32>) {
     let n = p.ranked_len().unwrap();
     let mut offsets = vec![0u64];
     let mut targets = Vec::new();

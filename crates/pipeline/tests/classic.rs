@@ -3,7 +3,7 @@
 use distances::Distances;
 use enumerate::StateTable;
 use graph::Csr;
-use huarong_core::{Puzzle, UNREACHABLE};
+use huarong_core::{Puzzle, Ranking, UNREACHABLE};
 use klotski::{Metric, PieceSet, Unlabeled, parse};
 use pipeline::space::files;
 use pipeline::{RunOptions, run_space};

@@ -7,7 +7,7 @@ use distances::Distances;
 use enumerate::StateTable;
 use graph::Csr;
 use huarong_core::driver::SolveRequest;
-use huarong_core::{Puzzle, UNREACHABLE};
+use huarong_core::{Puzzle, Ranking, UNREACHABLE};
 use klotski::{Metric, PieceSet, Unlabeled};
 use pipeline::play::Atlas;
 use pipeline::solve::{Solution, Source, instance};

@@ -189,18 +189,6 @@ impl Puzzle for SlidingPuzzle {
         tiles::count(self)
     }
 
-    fn ranked_len(&self) -> Option<u64> {
-        None
-    }
-
-    fn unrank(&self, _index: u64) -> u64 {
-        unreachable!("an explored space has no ranking")
-    }
-
-    fn rank(&self, _code: u64) -> Option<u64> {
-        None
-    }
-
     fn starts(&self) -> Vec<u64> {
         vec![self.start]
     }

@@ -19,7 +19,7 @@
 //! and [`Tiles::from_sliding`] convert to and from the [`SlidingPuzzle`]'s own codes, through
 //! which positions are written, read and drawn.
 
-use huarong_core::{BlockShifts, DistanceSources, Fingerprint, Puzzle, Shift};
+use huarong_core::{BlockShifts, DistanceSources, Fingerprint, Puzzle, Ranking, Shift};
 
 use crate::{METRICS, SlidingPuzzle};
 
@@ -656,16 +656,8 @@ impl Puzzle for Tiles {
         &METRICS
     }
 
-    fn ranked_len(&self) -> Option<u64> {
-        Some(self.n as u64 * self.per_blank)
-    }
-
-    fn unrank(&self, index: u64) -> u64 {
-        index
-    }
-
-    fn rank(&self, code: u64) -> Option<u64> {
-        (code < self.n as u64 * self.per_blank).then_some(code)
+    fn ranking(&self) -> Option<&dyn Ranking> {
+        Some(self)
     }
 
     fn starts(&self) -> Vec<u64> {
@@ -848,6 +840,20 @@ impl Puzzle for Tiles {
 
     fn distance_sources(&self) -> DistanceSources {
         DistanceSources::Goals
+    }
+}
+
+impl Ranking for Tiles {
+    fn states(&self) -> u64 {
+        self.n as u64 * self.per_blank
+    }
+
+    fn unrank(&self, index: u64) -> u64 {
+        index
+    }
+
+    fn rank(&self, code: u64) -> Option<u64> {
+        (code < self.n as u64 * self.per_blank).then_some(code)
     }
 }
 

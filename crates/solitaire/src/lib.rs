@@ -12,7 +12,7 @@
 pub mod driver;
 pub mod judge;
 
-use huarong_core::{DistanceSources, Fingerprint, Puzzle};
+use huarong_core::{DistanceSources, Fingerprint, Puzzle, Ranking};
 
 /// Version of the state encoding (part of every fingerprint): bump it when codes change meaning.
 const ENCODING_VERSION: u64 = 1;
@@ -251,16 +251,8 @@ impl Puzzle for Solitaire {
         &["move"]
     }
 
-    fn ranked_len(&self) -> Option<u64> {
-        Some(STATES)
-    }
-
-    fn unrank(&self, index: u64) -> u64 {
-        unrank(index)
-    }
-
-    fn rank(&self, code: u64) -> Option<u64> {
-        rank(code)
+    fn ranking(&self) -> Option<&dyn Ranking> {
+        Some(self)
     }
 
     fn starts(&self) -> Vec<u64> {
@@ -285,6 +277,20 @@ impl Puzzle for Solitaire {
 
     fn distance_sources(&self) -> DistanceSources {
         DistanceSources::Starts
+    }
+}
+
+impl Ranking for Solitaire {
+    fn states(&self) -> u64 {
+        STATES
+    }
+
+    fn unrank(&self, index: u64) -> u64 {
+        unrank(index)
+    }
+
+    fn rank(&self, code: u64) -> Option<u64> {
+        rank(code)
     }
 }
 

@@ -14,7 +14,7 @@ pub mod judge;
 pub mod search;
 
 pub use huarong_core::SplitMix;
-use huarong_core::{Fingerprint, Puzzle, UNREACHABLE};
+use huarong_core::{Fingerprint, Puzzle, Ranking, UNREACHABLE};
 
 /// Version of the state encoding (part of every fingerprint): bump it when codes change meaning.
 const ENCODING_VERSION: u64 = 1;
@@ -270,16 +270,8 @@ impl Puzzle for SquareDestroyer {
         true
     }
 
-    fn ranked_len(&self) -> Option<u64> {
-        (!self.symmetric).then(|| 1u64 << self.grid.matches())
-    }
-
-    fn unrank(&self, index: u64) -> u64 {
-        index
-    }
-
-    fn rank(&self, code: u64) -> Option<u64> {
-        (code <= self.grid.full()).then_some(code)
+    fn ranking(&self) -> Option<&dyn Ranking> {
+        (!self.symmetric).then_some(self as &dyn Ranking)
     }
 
     fn starts(&self) -> Vec<u64> {
@@ -306,6 +298,20 @@ impl Puzzle for SquareDestroyer {
     fn parse(&self, text: &str) -> Result<u64, String> {
         let present = self.grid.parse(text)?;
         Ok(self.state_of(present))
+    }
+}
+
+impl Ranking for SquareDestroyer {
+    fn states(&self) -> u64 {
+        1u64 << self.grid.matches()
+    }
+
+    fn unrank(&self, index: u64) -> u64 {
+        index
+    }
+
+    fn rank(&self, code: u64) -> Option<u64> {
+        (code <= self.grid.full()).then_some(code)
     }
 }
 
