@@ -9,8 +9,9 @@
 
 use std::path::Path;
 
+use huarong_core::Fingerprint;
 use huarong_core::driver::Plan;
-use huarong_core::{Fingerprint, StageError};
+use huarong_store::StageError;
 use pipeline_config::Pipeline;
 
 use crate::space;
@@ -44,8 +45,8 @@ pub fn fingerprint(pipeline: &Pipeline, plan: &Plan, output: &Path) -> Result<u6
         paths
             .iter()
             .map(|path| {
-                Ok(huarong_core::Artifact::peek_header(path)
-                    .map_err(huarong_core::StageError::from)?
+                Ok(huarong_store::Artifact::peek_header(path)
+                    .map_err(huarong_store::StageError::from)?
                     .checksum)
             })
             .collect::<Result<Vec<u64>, StageError>>()

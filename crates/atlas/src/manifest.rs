@@ -15,7 +15,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use huarong_core::artifact::{Artifact, hash_file};
+use huarong_store::artifact::{Artifact, hash_file};
 
 use crate::IoError;
 
@@ -91,7 +91,7 @@ pub fn write(
         let h = hash_file(&dir.join(name)).map_err(io)?;
         writeln!(text, "{name} {size} {h:016x}").expect("writing to a String");
     }
-    huarong_core::atomic::write(path, text.as_bytes()).map_err(io)
+    huarong_store::atomic::write(path, text.as_bytes()).map_err(io)
 }
 
 /// The manifest's fingerprint line, if it has one.
@@ -219,7 +219,7 @@ pub fn verify_dir(dir: &Path) -> std::io::Result<Vec<FileCheck>> {
             "bin" | "csr" => match Artifact::peek_header(&path) {
                 Err(e) => Some(e.to_string()),
                 Ok(h) => {
-                    let expect = huarong_core::Expect {
+                    let expect = huarong_store::Expect {
                         kind: &h.kind,
                         fingerprint: None,
                     };

@@ -5,15 +5,16 @@
 //! The folder is vouched for by its export: the pipeline's export fingerprint (over every
 //! space's artifact checksums, as the run's export computed it) must equal the manifest's.
 //! Each artifact read afterwards is verified in full (magic, version, kind, size, payload
-//! checksum — hashed once per process, [`huarong_core::artifact::reopening`]) and must carry
+//! checksum — hashed once per process, [`huarong_store::artifact::reopening`]) and must carry
 //! the checksum the export covered, so a table changed since is refused, never misread.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use huarong_core::artifact::{Artifact, Expect, reopening};
+use huarong_core::Puzzle;
 use huarong_core::driver::{Plan, SpaceSpec};
-use huarong_core::{Puzzle, StageError, shards};
+use huarong_store::artifact::{Artifact, Expect, reopening};
+use huarong_store::{StageError, shards};
 use rayon::prelude::*;
 
 use crate::manifest;
@@ -78,8 +79,8 @@ impl OutputsError {
     }
 }
 
-impl From<huarong_core::ArtifactError> for OutputsError {
-    fn from(e: huarong_core::ArtifactError) -> Self {
+impl From<huarong_store::ArtifactError> for OutputsError {
+    fn from(e: huarong_store::ArtifactError) -> Self {
         OutputsError::Stage(e.into())
     }
 }

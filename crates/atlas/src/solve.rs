@@ -10,7 +10,8 @@ use components::Components;
 use distances::Distances;
 use enumerate::StateTable;
 use huarong_core::driver::{Families, Instance, SolveError, SolveRequest, SolvedPath};
-use huarong_core::{ErrorKind, Puzzle, StageError, UNREACHABLE, metric_index};
+use huarong_core::{ErrorKind, Puzzle, UNREACHABLE, metric_index};
+use huarong_store::StageError;
 
 use crate::space::OpenSpace;
 

@@ -20,9 +20,10 @@ use components::Components;
 use distances::Distances;
 use enumerate::StateTable;
 use graph::Csr;
-use huarong_core::artifact::Artifact;
 use huarong_core::driver::{MetricView, SpaceSpec, SpaceView};
-use huarong_core::{Abstraction, Puzzle, StageError, shards};
+use huarong_core::{Abstraction, Puzzle};
+use huarong_store::artifact::Artifact;
+use huarong_store::{StageError, shards};
 
 /// File names of a space's artifacts inside its folder.
 pub mod files {
@@ -88,7 +89,7 @@ pub fn open_pattern(
             patterns::Database::open(&path, abstraction).map(Some)
         }
         Ok(_) => Ok(None),
-        Err(huarong_core::ArtifactError::Io { source, .. })
+        Err(huarong_store::ArtifactError::Io { source, .. })
             if source.kind() == std::io::ErrorKind::NotFound =>
         {
             Ok(None)
@@ -126,7 +127,7 @@ pub fn present(dir: &Path, name: &str) -> bool {
 
 /// The artifact files of a space in its folder `dir`: the state table, then per metric the
 /// graph, components and distances (the components and distances as their parts where a
-/// multi-process run wrote them so, [`huarong_core::shards`]).
+/// multi-process run wrote them so, [`huarong_store::shards`]).
 pub fn artifact_names(dir: &Path, spec: &SpaceSpec) -> Vec<String> {
     let mut names = vec![files::STATES.to_owned()];
     for &m in &spec.metrics {
@@ -345,7 +346,7 @@ impl OpenSpace {
             return Ok(None);
         }
         match Self::open(puzzle, &dir, &[metric]) {
-            Err(StageError::Artifact(huarong_core::ArtifactError::Stale { .. })) => Ok(None),
+            Err(StageError::Artifact(huarong_store::ArtifactError::Stale { .. })) => Ok(None),
             other => other.map(Some),
         }
     }

@@ -20,10 +20,9 @@ pub mod cover;
 pub use cover::cover_components;
 
 use graph::{Csr, Rows};
-use huarong_core::shards::Opened;
-use huarong_core::{
-    Artifact, ArtifactWriter, Expect, Fingerprint, Header, Outcome, Reporter, Section, StageError,
-};
+use huarong_core::{Fingerprint, Outcome, Reporter};
+use huarong_store::shards::Opened;
+use huarong_store::{Artifact, ArtifactWriter, Expect, Header, Section, StageError};
 use rayon::prelude::*;
 
 /// Artifact kind of component tables.
@@ -47,7 +46,7 @@ pub fn fingerprint_of(csr_checksum: u64, directed: bool) -> u64 {
 }
 
 /// A verified component table: one artifact, or the parts a multi-process run wrote
-/// ([`huarong_core::shards`]; part `k` holds the ids of states `k, k + W, …`, part 0 also the
+/// ([`huarong_store::shards`]; part `k` holds the ids of states `k, k + W, …`, part 0 also the
 /// sizes), read back into index order.
 #[derive(Debug)]
 pub struct Components {
@@ -88,11 +87,11 @@ impl Components {
     /// Opens the table at `path`, or its parts when only they are there, which must carry
     /// `fingerprint` (the parts: theirs as parts of it).
     pub fn open_with(path: &Path, fingerprint: u64) -> Result<Self, StageError> {
-        let opened = match huarong_core::shards::open(path, KIND, fingerprint)? {
+        let opened = match huarong_store::shards::open(path, KIND, fingerprint)? {
             Opened::Whole(artifact) => return Components::whole(artifact),
             Opened::Parts(parts) => parts,
         };
-        let ids: Vec<u32> = huarong_core::shards::interleave_section(&opened, 0, path)?;
+        let ids: Vec<u32> = huarong_store::shards::interleave_section(&opened, 0, path)?;
         let sizes = opened[0].section::<u64>(1).to_vec();
         if ids.iter().any(|&c| c as usize >= sizes.len()) {
             return Err(StageError::Invalid(format!(
@@ -104,7 +103,7 @@ impl Components {
             table: Table::Parts {
                 ids,
                 sizes,
-                checksum: huarong_core::shards::checksum(&opened),
+                checksum: huarong_store::shards::checksum(&opened),
             },
         })
     }
@@ -450,7 +449,7 @@ fn build_with(
         kind: KIND,
         fingerprint: Some(fp),
     };
-    let outcome = match huarong_core::try_reuse(path, expect, force) {
+    let outcome = match huarong_store::try_reuse(path, expect, force) {
         Ok(artifact) => match Components::whole(artifact) {
             Ok(table) => return Ok((table, Outcome::Reused)),
             Err(e) => Outcome::Rebuilt(e.to_string()),
@@ -712,10 +711,10 @@ pub fn write_part(
     ids: &[u32],
     sizes: &[u64],
 ) -> Result<(), StageError> {
-    let (dir, name) = huarong_core::shards::split(path);
-    let fp = huarong_core::shards::part_fingerprint(fingerprint, k, count);
+    let (dir, name) = huarong_store::shards::split(path);
+    let fp = huarong_store::shards::part_fingerprint(fingerprint, k, count);
     let sizes = if k == 0 { sizes } else { &[] };
-    let part = dir.join(huarong_core::shards::part_name(name, k, count));
+    let part = dir.join(huarong_store::shards::part_name(name, k, count));
     write_table(ids, sizes, &part, fp, label)?;
     Ok(())
 }

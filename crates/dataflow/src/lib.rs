@@ -33,7 +33,8 @@ use std::sync::atomic::AtomicU32;
 use std::time::{Duration, Instant};
 
 use graph::Rows;
-use huarong_core::{StageError, UNREACHABLE};
+use huarong_core::UNREACHABLE;
+use huarong_store::StageError;
 use rayon::prelude::*;
 use timely::communication::Hooks;
 use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
@@ -365,7 +366,7 @@ pub fn component_roots(
 pub type ComponentPart =
     dyn Fn((usize, usize), &[u32], &[u64]) -> Result<(), StageError> + Send + Sync;
 
-/// Components with the table written in parts ([`huarong_core::shards`]): after the merge,
+/// Components with the table written in parts ([`huarong_store::shards`]): after the merge,
 /// process 0 numbers the components and sends every worker the ids of its own states; each
 /// worker writes its part with `write` (on its own process), then all wait for every part.
 /// The traffic on process 0 (`None` elsewhere); the ids sent are `Traffic::gathered`.
@@ -443,10 +444,10 @@ fn merged_forest(
         if me == 0 {
             let (ids, all_sizes) = components::ids_and_sizes(roots());
             for w in 1..peers {
-                let part = huarong_core::shards::part_of(&ids, w, peers);
+                let part = huarong_store::shards::part_of(&ids, w, peers);
                 out.push((w as u32, encode_ids(&part)));
             }
-            mine = huarong_core::shards::part_of(&ids, 0, peers);
+            mine = huarong_store::shards::part_of(&ids, 0, peers);
             sizes = all_sizes;
         }
         traffic.gathered = out.iter().map(|b| b.1.len() as u64).sum();
@@ -667,7 +668,7 @@ pub fn distances(
 /// Writes one part of a distance table: `((k, W), distances of states k, k + W, …)`.
 pub type DistancePart = dyn Fn((usize, usize), &[u16]) -> Result<(), StageError> + Send + Sync;
 
-/// Distances with the table written in parts ([`huarong_core::shards`]): every worker writes
+/// Distances with the table written in parts ([`huarong_store::shards`]): every worker writes
 /// the distances of its own states with `write` (on its own process) instead of sending them to
 /// worker 0, then all wait for every part. The traffic on process 0 (`None` elsewhere).
 pub fn distance_parts(

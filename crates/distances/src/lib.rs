@@ -32,11 +32,9 @@ use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 
 use enumerate::StateTable;
 use graph::{CoverView, Csr, CsrView, Rows};
-use huarong_core::shards::Opened;
-use huarong_core::{
-    Artifact, ArtifactWriter, DistanceSources, Expect, Fingerprint, Outcome, Puzzle, Reporter,
-    Section, Shift, StageError, UNREACHABLE, reuse_or_build,
-};
+use huarong_core::{DistanceSources, Fingerprint, Outcome, Puzzle, Reporter, Shift, UNREACHABLE};
+use huarong_store::shards::Opened;
+use huarong_store::{Artifact, ArtifactWriter, Expect, Section, StageError, reuse_or_build};
 use rayon::prelude::*;
 
 /// Artifact kind of distance tables.
@@ -88,7 +86,7 @@ pub fn table_bytes(states: u64) -> u64 {
 }
 
 /// A verified distance table: one artifact, or the parts a multi-process run wrote
-/// ([`huarong_core::shards`]; part `k` holds the distances of states `k, k + W, …`), read back
+/// ([`huarong_store::shards`]; part `k` holds the distances of states `k, k + W, …`), read back
 /// into index order.
 #[derive(Debug)]
 pub struct Distances {
@@ -114,7 +112,7 @@ impl Distances {
     /// Opens and verifies a distance table that must carry `fingerprint` (or its parts, when
     /// only they are there).
     pub fn open_with(path: &Path, fingerprint: u64) -> Result<Self, StageError> {
-        let opened = match huarong_core::shards::open(path, KIND, fingerprint)? {
+        let opened = match huarong_store::shards::open(path, KIND, fingerprint)? {
             Opened::Whole(artifact) => {
                 return Ok(Distances {
                     table: Table::Whole(artifact),
@@ -122,11 +120,11 @@ impl Distances {
             }
             Opened::Parts(parts) => parts,
         };
-        let values = huarong_core::shards::interleave_section(&opened, 0, path)?;
+        let values = huarong_store::shards::interleave_section(&opened, 0, path)?;
         Ok(Distances {
             table: Table::Parts {
                 values,
-                checksum: huarong_core::shards::checksum(&opened),
+                checksum: huarong_store::shards::checksum(&opened),
             },
         })
     }
@@ -162,9 +160,9 @@ pub fn write_part(
     (k, count): (usize, usize),
     values: &[u16],
 ) -> Result<(), StageError> {
-    let (dir, name) = huarong_core::shards::split(path);
-    let fp = huarong_core::shards::part_fingerprint(fingerprint, k, count);
-    let part = dir.join(huarong_core::shards::part_name(name, k, count));
+    let (dir, name) = huarong_store::shards::split(path);
+    let fp = huarong_store::shards::part_fingerprint(fingerprint, k, count);
+    let part = dir.join(huarong_store::shards::part_name(name, k, count));
     let w = ArtifactWriter::create(
         &part,
         KIND,

@@ -11,9 +11,9 @@
 
 use std::path::Path;
 
-use huarong_core::{
-    Artifact, ArtifactWriter, Expect, Fingerprint, Header, Outcome, Puzzle, Reporter, Section,
-    StageError, reuse_or_build,
+use huarong_core::{Fingerprint, Outcome, Puzzle, Reporter};
+use huarong_store::{
+    Artifact, ArtifactWriter, Expect, Header, Section, StageError, reuse_or_build,
 };
 use rayon::prelude::*;
 

@@ -2,7 +2,7 @@
 //!
 //! The crate knows nothing of puzzles or artifacts: callers hand it named, typed columns
 //! ([`Table`], plain data from `huarong-core`) and it writes them atomically (temporary file,
-//! then rename, the shared [`huarong_core::atomic`] protocol). Large tables are streamed in
+//! then rename, the shared [`huarong_store::atomic`] protocol). Large tables are streamed in
 //! batches ([`TableWriter`]), one row group or more per batch, so memory stays bounded by the
 //! batch size.
 
@@ -792,7 +792,7 @@ impl std::fmt::Debug for TableWriter {
 
 impl TableWriter {
     pub fn create(path: &Path) -> Result<Self, ExportError> {
-        let tmp = huarong_core::atomic::temp_path(path);
+        let tmp = huarong_store::atomic::temp_path(path);
         let file = File::create(&tmp).map_err(|source| ExportError::Io {
             path: tmp.clone(),
             source,
@@ -846,7 +846,7 @@ impl TableWriter {
         };
         let res = writer.writer.finish();
         let size = res.map_err(|e| self.polars_err(e))?;
-        huarong_core::atomic::commit(None, &self.tmp, &self.dest).map_err(|source| {
+        huarong_store::atomic::commit(None, &self.tmp, &self.dest).map_err(|source| {
             ExportError::Io {
                 path: self.dest.clone(),
                 source,

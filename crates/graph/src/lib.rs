@@ -36,9 +36,9 @@ pub use cover::{CoverView, Lifted};
 
 use enumerate::StateTable;
 use fixedbitset::FixedBitSet;
-use huarong_core::{
-    Artifact, ArtifactWriter, BlockShifts, Expect, Fingerprint, Header, Outcome, Puzzle, Reporter,
-    Section, StageError, reuse_or_build,
+use huarong_core::{BlockShifts, Fingerprint, Outcome, Puzzle, Reporter};
+use huarong_store::{
+    Artifact, ArtifactWriter, Expect, Header, Section, StageError, reuse_or_build,
 };
 use petgraph::visit::{
     Data, EdgeRef, GraphBase, GraphProp, IntoEdgeReferences, IntoNeighbors, IntoNodeIdentifiers,
@@ -745,7 +745,7 @@ pub fn reuse<P: Puzzle + ?Sized>(
         kind: KIND,
         fingerprint: Some(fingerprint(puzzle, metric, states.checksum())),
     };
-    let artifact = huarong_core::try_reuse(path, expect, force)?;
+    let artifact = huarong_store::try_reuse(path, expect, force)?;
     Csr::new(artifact, puzzle.directed()).map_err(|e| Outcome::Rebuilt(e.to_string()))
 }
 

@@ -15,7 +15,7 @@
 //!
 //! Regions are bit masks over at most 64 cells (cell `c` is bit `c`).
 
-use crate::artifact::Fingerprint;
+use crate::fingerprint::Fingerprint;
 
 /// Most cells an abstraction's board may have: a region is one 64-bit mask.
 pub const MAX_CELLS: usize = 64;

@@ -1,30 +1,27 @@
-//! Shared foundation of the huarong pipeline: the [`Puzzle`] trait every stage is generic over,
-//! the [`driver`] traits through which a puzzle family enters the pipeline and the command line,
-//! the checksummed, memory-mapped [`artifact`] format and its [`atomic`] writes, tables as data
-//! ([`table`]), and progress reporting through a front end's [`Report`]. No puzzle knowledge,
-//! no printing.
+//! The model every huarong crate shares: the [`Puzzle`] trait every stage is generic over and
+//! its capabilities ([`Ranking`], [`Cover`], [`BlockShifts`]), the [`driver`] traits through
+//! which a puzzle family enters the pipeline and the command line, [`Fingerprint`]s, tables as
+//! data ([`table`]), error kinds ([`ErrorKind`]) and progress reporting through a front end's
+//! [`Report`]. No puzzle knowledge, no printing, no IO: the artifacts are the `huarong-store`
+//! crate's.
 
 pub mod abstraction;
-pub mod artifact;
-pub mod atomic;
 pub mod driver;
 pub mod failure;
+pub mod fingerprint;
 pub mod picture;
 pub mod progress;
 pub mod puzzle;
-pub mod shards;
-pub mod stage;
 pub mod table;
 pub mod universe;
 
 pub use abstraction::Abstraction;
-pub use artifact::{Artifact, ArtifactError, ArtifactWriter, Expect, Fingerprint, Header, Section};
 pub use failure::ErrorKind;
-pub use progress::{Bar, Progress, Report, Reporter};
+pub use fingerprint::Fingerprint;
+pub use progress::{Bar, Outcome, Progress, Report, Reporter};
 pub use puzzle::{
     BlockShifts, Codes, Cover, DistanceSources, Puzzle, Ranking, Shift, add_space, metric_index,
 };
-pub use stage::{Outcome, StageError, reuse_or_build, try_reuse};
 pub use table::{Column, Table, Value};
 pub use universe::Universe;
 

@@ -6,8 +6,6 @@
 
 use std::sync::Arc;
 
-use crate::stage::Outcome;
-
 /// What a front end does with a run's progress (the `huarong` binary draws indicatif bars and
 /// writes stage lines to stderr).
 pub trait Report: Send + Sync {
@@ -142,6 +140,27 @@ impl Progress {
     pub fn finish(&self) {
         if let Some(b) = &self.0 {
             b.finish();
+        }
+    }
+}
+
+/// How a stage's artifact came to be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// A verified artifact with the expected fingerprint was already there.
+    Reused,
+    /// Built from scratch (nothing there, or `--force`).
+    Built,
+    /// An artifact was there but unusable (the reason), so it was rebuilt.
+    Rebuilt(String),
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Reused => write!(f, "verified, reused"),
+            Outcome::Built => write!(f, "built"),
+            Outcome::Rebuilt(why) => write!(f, "rebuilt ({why})"),
         }
     }
 }

@@ -9,7 +9,7 @@
 //! * **explored** spaces are "whatever is reachable from [`Puzzle::starts`]"; the enumerate stage
 //!   discovers them and stores the codes sorted, so that a binary search ranks a code.
 
-use crate::artifact::Fingerprint;
+use crate::fingerprint::Fingerprint;
 
 /// Where the distances stage starts its breadth-first search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -25,7 +25,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use huarong_core::{Artifact, Expect, Puzzle, Ranking, UNREACHABLE};
+use huarong_core::{Puzzle, Ranking, UNREACHABLE};
+use huarong_store::{Artifact, Expect};
 
 /// One run of the command.
 struct Measure {

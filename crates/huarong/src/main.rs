@@ -95,9 +95,9 @@ fn kind_of(e: &anyhow::Error) -> Option<ErrorKind> {
             Some(e.kind())
         } else if let Some(e) = cause.downcast_ref::<pipeline::config::ConfigError>() {
             Some(e.kind())
-        } else if let Some(e) = cause.downcast_ref::<huarong_core::StageError>() {
+        } else if let Some(e) = cause.downcast_ref::<huarong_store::StageError>() {
             Some(e.kind())
-        } else if let Some(e) = cause.downcast_ref::<huarong_core::ArtifactError>() {
+        } else if let Some(e) = cause.downcast_ref::<huarong_store::ArtifactError>() {
             Some(e.kind())
         } else {
             cause.downcast_ref::<std::io::Error>().map(ErrorKind::of_io)

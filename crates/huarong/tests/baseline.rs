@@ -37,12 +37,12 @@ fn checksums(pipeline: &str, dir: &Path) -> BTreeMap<String, String> {
         let value = match ext {
             "bin" | "csr" => {
                 let path = dir.join(&rel);
-                let h = huarong_core::Artifact::peek_header(&path).unwrap();
-                let expect = huarong_core::Expect {
+                let h = huarong_store::Artifact::peek_header(&path).unwrap();
+                let expect = huarong_store::Expect {
                     kind: &h.kind,
                     fingerprint: None,
                 };
-                let artifact = huarong_core::Artifact::open(&path, expect).unwrap();
+                let artifact = huarong_store::Artifact::open(&path, expect).unwrap();
                 let space = rel.parent().and_then(|p| p.to_str()).unwrap_or("");
                 let puzzle = spaces
                     .iter()
@@ -69,7 +69,7 @@ fn checksums(pipeline: &str, dir: &Path) -> BTreeMap<String, String> {
 /// 2) stores no ids: they are all 0, and hashed as the recording's ids; a table stored as a
 /// reference to another metric's is hashed as that table's ids and sizes.
 fn recorded_form(
-    artifact: &huarong_core::Artifact,
+    artifact: &huarong_store::Artifact,
     puzzle: Option<&dyn huarong_core::Puzzle>,
 ) -> u64 {
     let h = artifact.header();
@@ -86,11 +86,11 @@ fn recorded_form(
         let (ids, sizes) = (table.ids().to_vec(), table.sizes());
         let dir = tempfile::tempdir().unwrap();
         let shape = [
-            huarong_core::Section::of::<u32>(ids.len() as u64),
-            huarong_core::Section::of::<u64>(sizes.len() as u64),
+            huarong_store::Section::of::<u32>(ids.len() as u64),
+            huarong_store::Section::of::<u64>(sizes.len() as u64),
         ];
         let path = dir.path().join("rewritten");
-        let w = huarong_core::ArtifactWriter::create(&path, &h.kind, h.fingerprint, "", &shape)
+        let w = huarong_store::ArtifactWriter::create(&path, &h.kind, h.fingerprint, "", &shape)
             .unwrap();
         w.write(0, 0, &ids).unwrap();
         w.write(1, 0, sizes).unwrap();
@@ -131,16 +131,16 @@ fn recorded_form(
 /// sections, written as the recording's build wrote it.
 fn rewritten(kind: &str, fingerprint: u64, wide: &[&[u64]], narrow: &[&[u32]]) -> u64 {
     let dir = tempfile::tempdir().unwrap();
-    let sections: Vec<huarong_core::Section> = wide
+    let sections: Vec<huarong_store::Section> = wide
         .iter()
-        .map(|s| huarong_core::Section::of::<u64>(s.len() as u64))
+        .map(|s| huarong_store::Section::of::<u64>(s.len() as u64))
         .chain(
             narrow
                 .iter()
-                .map(|s| huarong_core::Section::of::<u32>(s.len() as u64)),
+                .map(|s| huarong_store::Section::of::<u32>(s.len() as u64)),
         )
         .collect();
-    let w = huarong_core::ArtifactWriter::create(
+    let w = huarong_store::ArtifactWriter::create(
         &dir.path().join("rewritten"),
         kind,
         fingerprint,

@@ -1,7 +1,8 @@
 //! The dependency rules of ARCHITECTURE.md, read off `cargo tree`: only the export crate
 //! depends on polars, and the query side (`atlas`) and the Python extension build no Parquet
 //! writer, dataflow engine or web server — so `pip install ./python` compiles none of them;
-//! only the programs (the binary, the Python module) depend on the registry.
+//! only the programs (the binary, the Python module) depend on the registry; the model and the
+//! puzzle crates build no storage.
 
 use std::process::Command;
 
@@ -57,4 +58,37 @@ fn the_query_side_and_the_python_extension_build_no_writer_engine_or_server() {
 fn only_the_programs_depend_on_the_registry() {
     let dependents = tree(&["--workspace", "-i", "registry", "--depth", "1"]);
     assert_eq!(dependents, ["huarong", "huarong-py", "registry"]);
+}
+
+/// The model (`huarong-core`) and the puzzle crates are pure: no storage, no memory maps, no
+/// system calls. The artifact store is a crate of its own that only the stages, the queries
+/// and the programs depend on.
+#[test]
+fn the_model_and_the_puzzles_build_no_storage() {
+    for krate in [
+        "huarong-core",
+        "klotski",
+        "sliding",
+        "rush-hour",
+        "omnigravity",
+        "solitaire",
+        "square-destroyer",
+        "registry",
+    ] {
+        let deps = tree(&["-p", krate]);
+        assert!(
+            deps.iter().any(|d| d == "huarong-core"),
+            "{krate}: {deps:?}"
+        );
+        for banned in ["huarong-store", "memmap2", "libc"] {
+            assert!(
+                !deps.iter().any(|d| d == banned),
+                "{krate} depends on {banned}: {deps:?}"
+            );
+        }
+    }
+    let stores = tree(&["--workspace", "-i", "huarong-store", "--depth", "1"]);
+    for user in ["enumerate", "patterns", "atlas", "pipeline", "huarong"] {
+        assert!(stores.iter().any(|d| d == user), "{user}: {stores:?}");
+    }
 }

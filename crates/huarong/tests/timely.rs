@@ -131,7 +131,7 @@ fn timely_workers_and_processes_match_the_local_engine() {
 /// table's values; every other file the same bytes but the export manifest (its fingerprint
 /// covers the artifacts by name).
 fn assert_same_parts(whole: &std::path::Path, parts: &std::path::Path, count: usize, what: &str) {
-    use huarong_core::{Artifact, Expect, shards};
+    use huarong_store::{Artifact, Expect, shards};
     let (sw, sp) = (common::snapshot(whole), common::snapshot(parts));
     let (mut seen, mut split) = (0, 0);
     for (name, bytes) in &sw {

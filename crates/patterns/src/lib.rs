@@ -24,10 +24,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use huarong_core::abstraction::Values;
-use huarong_core::{
-    Abstraction, Artifact, ArtifactWriter, Expect, Fingerprint, Outcome, Reporter, Section,
-    StageError, reuse_or_build,
-};
+use huarong_core::{Abstraction, Fingerprint, Outcome, Reporter};
+use huarong_store::{Artifact, ArtifactWriter, Expect, Section, StageError, reuse_or_build};
 use rayon::prelude::*;
 
 use codes::{Claim, Codes, Wide};
@@ -200,7 +198,7 @@ fn write(
     fingerprint: u64,
     label: &str,
     values: &[u8],
-) -> Result<huarong_core::Header, StageError> {
+) -> Result<huarong_store::Header, StageError> {
     let counts = huarong_core::tally(values.len(), |i| {
         (values[i] != UNREACHED).then_some(values[i] as usize)
     });

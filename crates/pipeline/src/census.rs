@@ -10,8 +10,9 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use huarong_core::Outcome;
 use huarong_core::universe::{CensusError, Universe};
-use huarong_core::{Artifact, Outcome, StageError};
+use huarong_store::{Artifact, StageError};
 
 use crate::run::{Engine, RunOptions, StageLog};
 use crate::space::{self, files};
@@ -313,14 +314,14 @@ pub fn run_universe(
         Engine::Timely(c) if c.hosts.len() > 1 => Some(c.clone()),
         _ => None,
     };
-    let expect = huarong_core::Expect {
+    let expect = huarong_store::Expect {
         kind: space::UNIVERSE_KIND,
         fingerprint: Some(fingerprint),
     };
     // Every process of a multi-process run takes part in the gathering: none reuses the whole.
     let reused = match cluster {
         Some(_) => Err(Outcome::Built),
-        None => huarong_core::try_reuse(&path, expect, opts.force),
+        None => huarong_store::try_reuse(&path, expect, opts.force),
     };
     let rebuilt = match reused {
         Ok(artifact) => {
@@ -350,11 +351,11 @@ pub fn run_universe(
     let mut todo = Vec::new();
     for &i in &mine {
         let r = &plan.chunks[i];
-        let expect = huarong_core::Expect {
+        let expect = huarong_store::Expect {
             kind: CHUNK_KIND,
             fingerprint: Some(chunk_fingerprint(fingerprint, r)),
         };
-        match huarong_core::try_reuse(&dir.join(chunk_name(r)), expect, opts.force) {
+        match huarong_store::try_reuse(&dir.join(chunk_name(r)), expect, opts.force) {
             Ok(a) => parts[i] = Some(a.section::<u8>(0).to_vec()),
             Err(_) => todo.push(i),
         }
@@ -432,7 +433,7 @@ pub fn run_universe(
     for file in chunk_files {
         match std::fs::remove_file(output.join(&file)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(StageError::Artifact(huarong_core::ArtifactError::Io {
+                return Err(StageError::Artifact(huarong_store::ArtifactError::Io {
                     path: output.join(file),
                     source: e,
                 }));
@@ -450,13 +451,13 @@ fn write_census(
     fingerprint: u64,
     id: &str,
     bytes: &[u8],
-) -> Result<huarong_core::Header, StageError> {
-    let w = huarong_core::ArtifactWriter::create(
+) -> Result<huarong_store::Header, StageError> {
+    let w = huarong_store::ArtifactWriter::create(
         path,
         kind,
         fingerprint,
         id,
-        &[huarong_core::Section::of::<u8>(bytes.len() as u64)],
+        &[huarong_store::Section::of::<u8>(bytes.len() as u64)],
     )?;
     w.write(0, 0, bytes)?;
     Ok(w.finish()?)

@@ -91,7 +91,7 @@ fn write(
     }
     // The stages of this run wrote or verified every artifact moments ago: they are reopened
     // without hashing them again (anything changed since is still hashed).
-    let opened: Vec<OpenSpace> = huarong_core::artifact::reopening(|| {
+    let opened: Vec<OpenSpace> = huarong_store::artifact::reopening(|| {
         plan.spaces
             .iter()
             .zip(reports.iter())

@@ -20,8 +20,9 @@ pub use atlas::{manifest, outputs, play, solve, space};
 use std::path::{Path, PathBuf};
 
 pub use config::{ConfigError, Pipeline};
+use huarong_core::Outcome;
 use huarong_core::driver::{Plan, SpaceSpec};
-use huarong_core::{Outcome, StageError};
+use huarong_store::StageError;
 pub use run::{Engine, MetricStats, RunOptions, SpaceReport, StageLog, run_space};
 
 /// Why a pipeline run failed.
@@ -118,13 +119,13 @@ pub fn run_pipeline(
         false => Some(folder::lock(&output, opts.wait_for_folder, &opts.reporter)?),
     };
     // Parquet temporaries of a run that was killed here.
-    for name in huarong_core::atomic::remove_stale_temporaries(&output) {
+    for name in huarong_store::atomic::remove_stale_temporaries(&output) {
         opts.reporter
             .note(&format!("removed {name}, left by an interrupted run"));
     }
     // What cannot fit on the disk is refused before anything is written, too.
     if !opts.engine.is_follower()
-        && let Some(free) = huarong_core::atomic::free_bytes(&output)
+        && let Some(free) = huarong_store::atomic::free_bytes(&output)
     {
         check_disk(&least_new_bytes(&plan, &output), free, &output)?;
     }

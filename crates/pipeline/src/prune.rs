@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use huarong_core::artifact::MAGIC;
+use huarong_store::artifact::MAGIC;
 
 use crate::manifest;
 use crate::run::{PatternReport, SpaceReport, UniverseReport};

@@ -9,7 +9,8 @@ use distances::Distances;
 use enumerate::StateTable;
 use graph::Csr;
 use huarong_core::table::Value;
-use huarong_core::{Abstraction, Outcome, Puzzle, Reporter, StageError};
+use huarong_core::{Abstraction, Outcome, Puzzle, Reporter};
+use huarong_store::StageError;
 use rayon::prelude::*;
 
 use crate::space::{self, files};
@@ -165,12 +166,12 @@ pub struct PatternReport {
 /// Creates an artifact folder and removes the temporaries a killed run left in it.
 pub(crate) fn prepare(dir: &Path, opts: &RunOptions) -> Result<(), StageError> {
     std::fs::create_dir_all(dir).map_err(|source| {
-        StageError::Artifact(huarong_core::ArtifactError::Io {
+        StageError::Artifact(huarong_store::ArtifactError::Io {
             path: dir.to_owned(),
             source,
         })
     })?;
-    for name in huarong_core::atomic::remove_stale_temporaries(dir) {
+    for name in huarong_store::atomic::remove_stale_temporaries(dir) {
         opts.reporter
             .note(&format!("removed {name}, left by an interrupted run"));
     }
@@ -407,7 +408,7 @@ fn whole_tables<P: Puzzle + ?Sized, R: graph::Rows>(
 }
 
 /// Components and distances of one metric on several timely processes, every process writing
-/// the parts of both tables that hold its own states' values ([`huarong_core::shards`]); the
+/// the parts of both tables that hold its own states' values ([`huarong_store::shards`]); the
 /// whole tables of an earlier run are removed. On the leader: both tables read back from all the
 /// parts (the output folder is shared) and the seconds each stage took.
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
@@ -459,10 +460,10 @@ fn written_in_parts<P: Puzzle + ?Sized>(
     )))
 }
 
-/// [`huarong_core::shards::remove_other_forms`] with the error a stage reports.
+/// [`huarong_store::shards::remove_other_forms`] with the error a stage reports.
 fn remove_other_forms(dir: &Path, name: &str, parts: Option<usize>) -> Result<(), StageError> {
-    huarong_core::shards::remove_other_forms(dir, name, parts).map_err(|source| {
-        StageError::Artifact(huarong_core::ArtifactError::Io {
+    huarong_store::shards::remove_other_forms(dir, name, parts).map_err(|source| {
+        StageError::Artifact(huarong_store::ArtifactError::Io {
             path: dir.join(name),
             source,
         })

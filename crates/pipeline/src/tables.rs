@@ -5,9 +5,10 @@
 use std::path::Path;
 
 use export::TableWriter;
+use huarong_core::UNREACHABLE;
 use huarong_core::driver::{Record, SpaceSpec, SpaceView, StateKey};
 use huarong_core::table::{Table, Value};
-use huarong_core::{StageError, UNREACHABLE};
+use huarong_store::StageError;
 use rayon::prelude::*;
 
 use atlas::farthest::representatives_of;
@@ -21,7 +22,7 @@ const BATCH: usize = 1 << 20;
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     #[error(transparent)]
-    Stage(#[from] huarong_core::StageError),
+    Stage(#[from] huarong_store::StageError),
     #[error(transparent)]
     Parquet(#[from] export::ExportError),
 }

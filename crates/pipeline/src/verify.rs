@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use huarong_core::artifact::Artifact;
+use huarong_store::artifact::Artifact;
 
 use crate::manifest::{self, FileCheck};
 use crate::space::{self, Expected};

@@ -96,7 +96,7 @@ fn parse_sample(text: &str) -> Result<(usize, usize), String> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    huarong_core::atomic::set_durable(args.fsync);
+    huarong_store::atomic::set_durable(args.fsync);
     let p = Pipeline::load(registry::families(), &args.pipeline)?;
     let opts = RunOptions {
         force: args.force,

@@ -12,7 +12,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::artifact::{Artifact, Expect, Fingerprint};
+use huarong_core::Fingerprint;
+
+use crate::artifact::{Artifact, Expect};
 use crate::stage::StageError;
 
 /// The file name of part `k` of `count` of the artifact named `name` (`<stem>.bin`).

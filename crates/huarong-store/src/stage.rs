@@ -2,28 +2,9 @@
 
 use std::path::Path;
 
+use huarong_core::Outcome;
+
 use crate::artifact::{Artifact, ArtifactError, Expect, Header};
-
-/// How a stage's artifact came to be.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
-    /// A verified artifact with the expected fingerprint was already there.
-    Reused,
-    /// Built from scratch (nothing there, or `--force`).
-    Built,
-    /// An artifact was there but unusable (the reason), so it was rebuilt.
-    Rebuilt(String),
-}
-
-impl std::fmt::Display for Outcome {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Outcome::Reused => write!(f, "verified, reused"),
-            Outcome::Built => write!(f, "built"),
-            Outcome::Rebuilt(why) => write!(f, "rebuilt ({why})"),
-        }
-    }
-}
 
 /// Why a stage failed.
 #[derive(Debug, thiserror::Error)]
@@ -37,15 +18,15 @@ pub enum StageError {
     Census {
         id: String,
         #[source]
-        source: crate::universe::CensusError,
+        source: huarong_core::universe::CensusError,
     },
 }
 
 impl StageError {
-    pub fn kind(&self) -> crate::ErrorKind {
+    pub fn kind(&self) -> huarong_core::ErrorKind {
         match self {
             StageError::Artifact(e) => e.kind(),
-            StageError::Invalid(_) => crate::ErrorKind::Invalid,
+            StageError::Invalid(_) => huarong_core::ErrorKind::Invalid,
             StageError::Census { source, .. } => source.kind(),
         }
     }
