@@ -588,6 +588,61 @@ fn build_databases(name: &str, scratch: &Path) -> PathBuf {
     out
 }
 
+/// Solves `position` of puzzles/`puzzle`.toml — sliding tiles whose goal is the blank top-left,
+/// then the tiles in order (the position's letters sorted) — by its own `huarong solve
+/// --positions … --json` over the databases under `tables`, with no node bound to speak of;
+/// checks that the path starts at the position, ends at the goal and moves one tile into the
+/// blank a step. The measure and the answer.
+fn solve_tiles(
+    puzzle: &str,
+    position: &str,
+    tables: &Path,
+    scratch: &Path,
+) -> (Measure, serde_json::Value) {
+    let one = scratch.join("position.txt");
+    std::fs::write(&one, format!("{position}\n")).unwrap();
+    let file = format!("puzzles/{puzzle}.toml");
+    let (m, stdout) = huarong(&[
+        "solve",
+        "--puzzle",
+        &file,
+        "--positions",
+        one.to_str().unwrap(),
+        "--tables",
+        tables.to_str().unwrap(),
+        "--max-states",
+        "1000000000000",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    let path: Vec<Vec<u8>> = v["path"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().replace('/', "").into_bytes())
+        .collect();
+    let side = position.split('/').count();
+    let mut goal: Vec<u8> = path[0].clone();
+    goal.sort_unstable();
+    assert_eq!(goal[0], b'.', "{position}");
+    assert_eq!(
+        v["moves"].as_u64(),
+        Some(path.len() as u64 - 1),
+        "{position}"
+    );
+    assert_eq!(path[0], position.replace('/', "").into_bytes());
+    assert_eq!(path.last().unwrap(), &goal, "{position}: ends at the goal");
+    for w in path.windows(2) {
+        let blank = |p: &[u8]| p.iter().position(|&c| c == b'.').unwrap();
+        let (x, y) = (blank(&w[0]), blank(&w[1]));
+        assert!(x.abs_diff(y) == side || (x / side == y / side && x.abs_diff(y) == 1));
+        let mut swapped = w[0].clone();
+        swapped.swap(x, y);
+        assert_eq!(swapped, w[1], "{position}: one tile into the blank");
+    }
+    (m, v)
+}
+
 /// The thirty-five puzzle: the seven 5-tile databases of pipelines/thirty-five-pdb.toml built
 /// by `huarong run` into a fresh folder (`sync` first, once: about two minutes), their cell
 /// codes in two words per placement; then four positions random walks of 120 and 140 moves
@@ -596,59 +651,19 @@ fn build_databases(name: &str, scratch: &Path) -> PathBuf {
 fn thirty_five(scratch: &Path) {
     println!("Thirty-five puzzle: seven 5-tile pattern databases, then random walks from the goal");
     let out = build_databases("thirty-five-pdb", scratch);
-    let goal = b".123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ".to_vec();
     for (position, walk) in [
         ("67345A/8129GB/DJEFLM/WCKPRH/QV.SYN/IOUXTZ", 120),
         ("D71293/I6E8A4/JLFRTH/POCQW5/KVYMZB/UXSNG.", 120),
         ("1I27BA/DOG9E5/JCR63N/VUMFH4/.L8XST/PKQWYZ", 140),
         ("29BA5N/1.ID4H/C68GF3/7OELKT/WPXQMY/JUVRZS", 120),
     ] {
-        let rows = |p: &[u8]| {
-            p.chunks(6)
-                .map(|r| String::from_utf8(r.to_vec()).unwrap())
-                .collect::<Vec<_>>()
-                .join("/")
-        };
-        let one = scratch.join("walk.txt");
-        std::fs::write(&one, format!("{position}\n")).unwrap();
-        let (m, stdout) = huarong(&[
-            "solve",
-            "--puzzle",
-            "puzzles/thirty-five.toml",
-            "--positions",
-            one.to_str().unwrap(),
-            "--tables",
-            out.to_str().unwrap(),
-            "--max-states",
-            "1000000000000",
-            "--json",
-        ]);
-        let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        let (m, v) = solve_tiles("thirty-five", position, &out, scratch);
         let moves = v["moves"].as_u64().unwrap();
-        let path: Vec<&str> = v["path"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s.as_str().unwrap())
-            .collect();
         assert!(
             moves <= walk,
             "{position}: {moves} moves, longer than the walk"
         );
         assert_eq!(moves % 2, walk % 2, "{position}: the walk's parity");
-        assert_eq!(path.len() as u64, moves + 1);
-        assert_eq!(path[0], position);
-        assert_eq!(*path.last().unwrap(), rows(&goal));
-        for w in path.windows(2) {
-            let (a, b) = (w[0].replace('/', ""), w[1].replace('/', ""));
-            let (a, b) = (a.as_bytes(), b.as_bytes());
-            let blank = |p: &[u8]| p.iter().position(|&c| c == b'.').unwrap();
-            let (x, y) = (blank(a), blank(b));
-            assert!(x.abs_diff(y) == 6 || (x / 6 == y / 6 && x.abs_diff(y) == 1));
-            let mut swapped = a.to_vec();
-            swapped.swap(x, y);
-            assert_eq!(swapped, b, "{position}: one tile into the blank");
-        }
         let generated = v["generated"].as_u64().unwrap();
         println!(
             "  walk of {walk}  {moves:>3} moves  {:>8.2} s  peak RSS {:.2} GB  {} nodes expanded, \
@@ -682,39 +697,8 @@ fn twenty_four(instances: &[usize], scratch: &Path) {
         .collect();
     for &k in instances {
         let (position, optimum) = all[k - 1];
-        let one = scratch.join(format!("instance-{k}.txt"));
-        std::fs::write(&one, format!("{position}\n")).unwrap();
-        let (m, stdout) = huarong(&[
-            "solve",
-            "--puzzle",
-            "puzzles/twenty-four.toml",
-            "--positions",
-            one.to_str().unwrap(),
-            "--tables",
-            out.to_str().unwrap(),
-            "--max-states",
-            "1000000000000",
-            "--json",
-        ]);
-        let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        let (m, v) = solve_tiles("twenty-four", position, &out, scratch);
         assert_eq!(v["moves"].as_u64(), Some(optimum), "instance {k}: {v}");
-        let path: Vec<Vec<u8>> = v["path"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s.as_str().unwrap().replace('/', "").into_bytes())
-            .collect();
-        assert_eq!(path.len() as u64, optimum + 1);
-        assert_eq!(path[0], position.replace('/', "").into_bytes());
-        assert_eq!(path.last().unwrap(), b".123456789ABCDEFGHIJKLMNO");
-        for w in path.windows(2) {
-            let blank = |p: &[u8]| p.iter().position(|&c| c == b'.').unwrap();
-            let (x, y) = (blank(&w[0]), blank(&w[1]));
-            assert!(x.abs_diff(y) == 5 || (x / 5 == y / 5 && x.abs_diff(y) == 1));
-            let mut swapped = w[0].clone();
-            swapped.swap(x, y);
-            assert_eq!(swapped, w[1], "instance {k}: one tile into the blank");
-        }
         let (nodes, generated) = (
             v["nodes"].as_u64().unwrap(),
             v["generated"].as_u64().unwrap(),

@@ -115,6 +115,31 @@ fn thirty_five_puzzle_positions_of_known_depth_are_solved_optimally() {
     );
 }
 
+/// A group of six tiles of the thirty-five puzzle needs 17 bytes a placement to build (its cell
+/// codes in two words): the 1,402,410,240 placements' 22.2 GiB (docs/USAGE.md) are refused
+/// before any work under a bound that does not hold them, naming the database and the figures.
+#[test]
+fn a_six_tile_group_of_the_thirty_five_puzzle_is_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pipeline, out) =
+        common::pattern_pipeline(dir.path(), "puzzles/thirty-five.toml", "[\"126789\"]");
+    let o = huarong(&[
+        "run",
+        pipeline.to_str().unwrap(),
+        "--max-states",
+        "100000000",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(
+            "pattern database pattern-6x6-126789: 1,402,410,240 placements need 22.2 GiB to build"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists(), "nothing was written");
+}
+
 /// `huarong run` builds the databases of `groups` for `puzzle`, then `huarong solve
 /// --positions` gets positions up to 16 moves from `goal`, some of every depth from 10 up:
 /// each answer must be the breadth-first search's length, its path replayed.
