@@ -598,7 +598,7 @@ impl SectionError {
         }
     }
 
-    /// The error said within `what` (`[sliding] puzzles`): its message after `what: `.
+    /// The error as part of `what` (`[sliding] puzzles`): its message prefixed with `what: `.
     pub fn within(self, what: &str) -> SectionError {
         match self {
             SectionError::Invalid(m) => SectionError::Invalid(format!("{what}: {m}")),
