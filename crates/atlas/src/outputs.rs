@@ -5,7 +5,7 @@
 //! The folder is vouched for by its export: the pipeline's export fingerprint (over every
 //! space's artifact checksums, as the run's export computed it) must equal the manifest's.
 //! Each artifact read afterwards is verified in full (magic, version, kind, size, payload
-//! checksum — hashed once per process, [`huarong_store::artifact::reopening`]) and must carry
+//! checksum — hashed once per `Outputs`, [`huarong_store::artifact::Hashed`]) and must carry
 //! the checksum the export covered, so a table changed since is refused, never misread.
 
 use std::collections::HashMap;
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use huarong_core::Puzzle;
 use huarong_core::driver::{Plan, SpaceSpec};
-use huarong_store::artifact::{Artifact, Expect, reopening};
+use huarong_store::artifact::{Artifact, Expect, Hashed};
 use huarong_store::{StageError, shards};
 use rayon::prelude::*;
 
@@ -124,6 +124,8 @@ pub struct Outputs {
     plan: Plan,
     /// `<space id>/<artifact>` → the payload checksum the export covered.
     vouched: HashMap<String, u64>,
+    /// The artifacts this reader hashed, not hashed again while unchanged.
+    hashed: Hashed,
 }
 
 impl Outputs {
@@ -166,6 +168,7 @@ impl Outputs {
             pipeline,
             plan,
             vouched,
+            hashed: Hashed::default(),
         })
     }
 
@@ -247,7 +250,7 @@ impl Outputs {
                     kind,
                     fingerprint: None,
                 };
-                let artifact = reopening(|| Artifact::open_for_use(&path, expect))?;
+                let artifact = Artifact::open_for_use_remembered(&path, expect, &self.hashed)?;
                 if self.vouched.get(&format!("{space}/{n}")) != Some(&artifact.header().checksum) {
                     return Err(OutputsError::Changed(path));
                 }
@@ -286,7 +289,12 @@ impl Outputs {
     fn open_states(&self, space: &str) -> Result<enumerate::StateTable, OutputsError> {
         let spec = self.spec(space)?;
         let path = self.dir.join(space).join(files::STATES);
-        let table = reopening(|| enumerate::StateTable::open(&path, spec.puzzle.as_ref()))?;
+        let expect = Expect {
+            kind: enumerate::KIND,
+            fingerprint: Some(enumerate::fingerprint(spec.puzzle.as_ref())),
+        };
+        let artifact = Artifact::open_for_use_remembered(&path, expect, &self.hashed)?;
+        let table = enumerate::StateTable::from_artifact(artifact)?;
         if self.vouched.get(&format!("{space}/{}", files::STATES)) != Some(&table.checksum()) {
             return Err(OutputsError::Changed(path));
         }

@@ -66,11 +66,15 @@ enum Table {
         ids: Vec<u32>,
         sizes: Vec<u64>,
         checksum: u64,
+        /// Each part's file name and checksum.
+        listed: Vec<(String, u64)>,
     },
     /// Another metric's table of the same folder, named by a reference artifact (which stores
     /// no ids and no sizes): the same bytes a copy would hold, so the same payload checksum.
     Same {
         source: Box<Components>,
+        /// The reference's own file name and checksum.
+        listed: (String, u64),
     },
 }
 
@@ -104,6 +108,7 @@ impl Components {
                 ids,
                 sizes,
                 checksum: huarong_store::shards::checksum(&opened),
+                listed: opened.iter().map(Artifact::listed).collect(),
             },
         })
     }
@@ -172,7 +177,10 @@ impl Components {
         }
         let source = Box::new(Components::whole(source)?);
         Ok(Components {
-            table: Table::Same { source },
+            table: Table::Same {
+                source,
+                listed: artifact.listed(),
+            },
         })
     }
 
@@ -187,9 +195,9 @@ impl Components {
     pub fn into_ids_artifact(self) -> Result<Artifact, Box<Self>> {
         match self.table {
             Table::Whole(artifact) => Ok(artifact),
-            Table::Same { source } => source.into_ids_artifact().map_err(|source| {
+            Table::Same { source, listed } => source.into_ids_artifact().map_err(|source| {
                 Box::new(Components {
-                    table: Table::Same { source },
+                    table: Table::Same { source, listed },
                 })
             }),
             table => Err(Box::new(Components { table })),
@@ -237,6 +245,16 @@ impl Components {
             Table::Whole(a) | Table::One { artifact: a, .. } => a.header().checksum,
             Table::Parts { checksum, .. } => *checksum,
             Table::Same { source, .. } => source.checksum(),
+        }
+    }
+
+    /// The files the table is stored as in its folder (one, a reference, or the parts), each
+    /// with the payload checksum its header carries.
+    pub fn listed(&self) -> Vec<(String, u64)> {
+        match &self.table {
+            Table::Whole(a) | Table::One { artifact: a, .. } => vec![a.listed()],
+            Table::Parts { listed, .. } => listed.clone(),
+            Table::Same { listed, .. } => vec![listed.clone()],
         }
     }
 }

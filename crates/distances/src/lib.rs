@@ -96,7 +96,12 @@ pub struct Distances {
 #[derive(Debug)]
 enum Table {
     Whole(Artifact),
-    Parts { values: Vec<u16>, checksum: u64 },
+    Parts {
+        values: Vec<u16>,
+        checksum: u64,
+        /// Each part's file name and checksum.
+        listed: Vec<(String, u64)>,
+    },
 }
 
 impl Distances {
@@ -125,6 +130,7 @@ impl Distances {
             table: Table::Parts {
                 values,
                 checksum: huarong_store::shards::checksum(&opened),
+                listed: opened.iter().map(Artifact::listed).collect(),
             },
         })
     }
@@ -147,6 +153,15 @@ impl Distances {
         match &self.table {
             Table::Whole(a) => a.header().checksum,
             Table::Parts { checksum, .. } => *checksum,
+        }
+    }
+
+    /// The files the table is stored as in its folder (one, or the parts), each with the
+    /// payload checksum its header carries.
+    pub fn listed(&self) -> Vec<(String, u64)> {
+        match &self.table {
+            Table::Whole(a) => vec![a.listed()],
+            Table::Parts { listed, .. } => listed.clone(),
         }
     }
 }

@@ -65,7 +65,12 @@ impl StateTable {
         Self::new(Artifact::open(path, expect)?)
     }
 
-    /// A table from its verified artifact, after checking its sections have a table's shape.
+    /// A table from its verified artifact (of kind [`KIND`] with the space's fingerprint),
+    /// after checking its sections have a table's shape.
+    pub fn from_artifact(artifact: Artifact) -> Result<Self, StageError> {
+        Self::new(artifact)
+    }
+
     fn new(artifact: Artifact) -> Result<Self, StageError> {
         let h = artifact.header();
         let shape: Vec<(u32, u64)> = h.sections.iter().map(|s| (s.elem_size, s.len)).collect();

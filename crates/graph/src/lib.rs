@@ -422,6 +422,12 @@ impl Csr {
         self.artifact.header().checksum
     }
 
+    /// Drops the rows held from this run's graph stage ([`Csr::has_rows`] stays true only for
+    /// a stored graph): what a reader would have reopening the artifact.
+    pub fn release_rows(&mut self) {
+        self.held = None;
+    }
+
     pub fn artifact(&self) -> &Artifact {
         &self.artifact
     }

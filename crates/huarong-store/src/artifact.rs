@@ -24,13 +24,12 @@
 //! Verification reads the file with ordinary reads rather than through the map, so an artifact's
 //! pages only count towards the process's resident memory once they are used.
 //!
-//! Re-opening within one process: the files this process wrote or hashed in full are remembered
-//! by identity (device, inode, size, modification and change times) with their checksum. Inside
-//! [`reopening`] (the export, which reads what the stages of the same run just wrote or
-//! verified), such a file, unchanged since, is not hashed again; everywhere else every open
-//! hashes.
+//! Every open hashes the payload, but for a reader that keeps a [`Hashed`] memo (the Python
+//! package's `Outputs`, which hands the same tables out many times): a file it hashed in full,
+//! unchanged since (same device, inode, size, modification and change times) and whose header
+//! carries the same checksum, is not hashed again. A run needs none: its stages hand what they
+//! built or verified to the export in memory.
 
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
 use std::io;
@@ -326,43 +325,27 @@ impl Identity {
     }
 }
 
-/// The checksum of each file this process wrote or hashed in full, keyed by (device, inode).
-type Hashed = HashMap<(u64, u64), (Identity, u64)>;
-static HASHED: Mutex<Option<Hashed>> = Mutex::new(None);
+/// The files one reader hashed in full, by identity, with their checksums: such a file,
+/// unchanged since, reopens through [`Artifact::open_for_use_remembered`] without being hashed
+/// again. Owned by the reader; nothing is remembered across readers.
+#[derive(Debug, Default)]
+pub struct Hashed(Mutex<HashMap<(u64, u64), (Identity, u64)>>);
 
-thread_local! {
-    static REOPENING: Cell<bool> = const { Cell::new(false) };
-}
-
-fn remember(file: &File, checksum: u64) {
-    if let Ok(meta) = file.metadata() {
-        let id = Identity::of(&meta);
-        let mut memo = HASHED.lock().unwrap_or_else(|e| e.into_inner());
-        memo.get_or_insert_with(HashMap::new)
-            .insert((id.dev, id.ino), (id, checksum));
-    }
-}
-
-fn hashed_before(meta: &fs::Metadata, checksum: u64) -> bool {
-    let id = Identity::of(meta);
-    let memo = HASHED.lock().unwrap_or_else(|e| e.into_inner());
-    memo.as_ref()
-        .and_then(|m| m.get(&(id.dev, id.ino)))
-        .is_some_and(|&(seen, sum)| seen == id && sum == checksum)
-}
-
-/// Runs `f` with re-opening allowed on this thread: an artifact this process wrote or hashed
-/// in full, unchanged since (same inode, size and times) and whose header carries the same
-/// checksum, opens without its payload being hashed again. Everything else is still checked.
-pub fn reopening<T>(f: impl FnOnce() -> T) -> T {
-    struct Reset(bool);
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            REOPENING.with(|r| r.set(self.0));
+impl Hashed {
+    fn remember(&self, file: &File, checksum: u64) {
+        if let Ok(meta) = file.metadata() {
+            let id = Identity::of(&meta);
+            let mut memo = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            memo.insert((id.dev, id.ino), (id, checksum));
         }
     }
-    let _reset = Reset(REOPENING.with(|r| r.replace(true)));
-    f()
+
+    fn knows(&self, meta: &fs::Metadata, checksum: u64) -> bool {
+        let id = Identity::of(meta);
+        let memo = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        memo.get(&(id.dev, id.ino))
+            .is_some_and(|&(seen, sum)| seen == id && sum == checksum)
+    }
 }
 
 /// An artifact under construction in a temporary file; dropped unfinished, the file is removed.
@@ -458,7 +441,6 @@ impl ArtifactWriter {
         file.write_all_at(&self.header.encode(), 0).map_err(fail)?;
         crate::atomic::commit(Some(&file), &self.tmp, &self.dest)
             .map_err(|e| ArtifactError::io(&self.dest, e))?;
-        remember(&file, self.header.checksum);
         Ok(self.header.clone())
     }
 }
@@ -492,26 +474,37 @@ pub struct Artifact {
 impl Artifact {
     /// Opens and fully verifies an artifact: magic, version, kind, size, fingerprint, checksum.
     pub fn open(path: &Path, expect: Expect<'_>) -> Result<Artifact, ArtifactError> {
-        Self::open_hashing(path, expect, false)
+        Self::open_hashing(path, expect, false, None)
     }
 
     /// [`Artifact::open`] for a reader about to use the whole payload (a notebook's array):
     /// the checksum is computed over the map itself, so its pages are read once, in place,
     /// and stay resident for the reader (about twice as fast as reading them into buffers).
     pub fn open_for_use(path: &Path, expect: Expect<'_>) -> Result<Artifact, ArtifactError> {
-        Self::open_hashing(path, expect, true)
+        Self::open_hashing(path, expect, true, None)
+    }
+
+    /// [`Artifact::open_for_use`] for a reader that keeps the memo `hashed`: a file it hashed
+    /// before, unchanged since, is not hashed again; any other is, and is remembered.
+    pub fn open_for_use_remembered(
+        path: &Path,
+        expect: Expect<'_>,
+        hashed: &Hashed,
+    ) -> Result<Artifact, ArtifactError> {
+        Self::open_hashing(path, expect, true, Some(hashed))
     }
 
     fn open_hashing(
         path: &Path,
         expect: Expect<'_>,
         through_map: bool,
+        memo: Option<&Hashed>,
     ) -> Result<Artifact, ArtifactError> {
         let (file, artifact) = Self::open_unverified(path, expect, through_map)?;
         let stored = artifact.header.checksum;
-        if REOPENING.with(Cell::get)
+        if let Some(memo) = memo
             && let Ok(meta) = file.metadata()
-            && hashed_before(&meta, stored)
+            && memo.knows(&meta, stored)
         {
             return Ok(artifact);
         }
@@ -530,7 +523,9 @@ impl Artifact {
                 computed,
             });
         }
-        remember(&file, stored);
+        if let Some(memo) = memo {
+            memo.remember(&file, stored);
+        }
         Ok(artifact)
     }
 
@@ -611,6 +606,16 @@ impl Artifact {
             ranges,
         };
         Ok((file, artifact))
+    }
+
+    /// Its file name in its folder and its payload checksum: what a listing of the folder's
+    /// artifacts holds.
+    pub fn listed(&self) -> (String, u64) {
+        let name = self
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        (name.unwrap_or_default(), self.header.checksum)
     }
 
     /// Reads just the header of any artifact (no checksum check).
@@ -701,26 +706,29 @@ mod tests {
     }
 
     #[test]
-    fn reopening_hashes_whatever_this_process_has_not_seen_unchanged() {
+    fn a_memo_skips_hashing_only_what_its_reader_hashed_unchanged() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("a.bin");
         write_sample(&p);
-        // Written by this process and unchanged: reopens.
-        let a = reopening(|| Artifact::open(&p, EXPECT)).unwrap();
+        let memo = Hashed::default();
+        let a = Artifact::open_for_use_remembered(&p, EXPECT, &memo).unwrap();
         assert_eq!(a.section::<u64>(0)[1], 3);
-        // A corrupted copy renamed over it is another file: hashed, and refused.
+        // Corrupted in place (same inode, but the times change): hashed again, and refused.
         let mut bytes = fs::read(&p).unwrap();
         bytes[HEADER_LEN + 8] ^= 1;
-        let other = dir.path().join("b.bin");
-        fs::write(&other, &bytes).unwrap();
-        fs::rename(&other, &p).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        fs::write(&p, &bytes).unwrap();
         assert!(matches!(
-            reopening(|| Artifact::open(&p, EXPECT)),
+            Artifact::open_for_use_remembered(&p, EXPECT, &memo),
             Err(ArtifactError::BadChecksum { .. })
         ));
-        // The switch is scoped: outside it, and after it, every open hashes.
-        assert!(!REOPENING.with(Cell::get));
-        assert!(Artifact::open(&p, EXPECT).is_err());
+        // A good copy renamed over it is another file: hashed, accepted, then remembered.
+        write_sample(&dir.path().join("b.bin"));
+        fs::rename(dir.path().join("b.bin"), &p).unwrap();
+        Artifact::open_for_use_remembered(&p, EXPECT, &memo).unwrap();
+        assert!(memo.knows(&fs::metadata(&p).unwrap(), a.header().checksum));
+        // Another reader's memo knows nothing of it.
+        assert!(!Hashed::default().knows(&fs::metadata(&p).unwrap(), a.header().checksum));
     }
 
     #[test]

@@ -89,22 +89,15 @@ fn write(
         // Only pattern databases: no space tables.
         return Ok(Vec::new());
     }
-    // The stages of this run wrote or verified every artifact moments ago: they are reopened
-    // without hashing them again (anything changed since is still hashed).
-    let opened: Vec<OpenSpace> = huarong_store::artifact::reopening(|| {
-        plan.spaces
-            .iter()
-            .zip(reports.iter())
-            .map(|(s, r)| {
-                OpenSpace::open_from(
-                    s.puzzle.as_ref(),
-                    &space::dir(output, s),
-                    &s.metrics,
-                    &r.goals.sources,
-                )
-            })
-            .collect::<Result<_, _>>()
-    })?;
+    // The artifacts as the stages of this run built or verified them, not reopened.
+    let opened: Vec<std::sync::Arc<OpenSpace>> = reports
+        .iter()
+        .map(|r| {
+            r.open
+                .clone()
+                .expect("the leader's run hands on every space's artifacts")
+        })
+        .collect();
     let views: Vec<SpaceView<'_>> = opened
         .iter()
         .zip(&plan.spaces)

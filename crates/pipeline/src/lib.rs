@@ -452,8 +452,5 @@ fn run_one(
     let dir = space::dir(output, spec);
     let mut report = run_space(spec.puzzle.as_ref(), &dir, &spec.metrics, opts)?;
     report.tags = spec.tags.clone();
-    if !opts.engine.is_follower() {
-        report.artifacts = space::artifacts(&dir, spec)?;
-    }
     Ok(report)
 }

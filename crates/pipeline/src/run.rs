@@ -142,9 +142,12 @@ pub struct SpaceReport {
     /// Which states are goals and where distances start, as the run found them (the export
     /// reads them instead of scanning the space again).
     pub goals: Arc<Goals>,
-    /// The space's artifact files with their checksums once the stages are done
-    /// ([`space::artifacts`]): the export's fingerprint and prune read them here.
+    /// The space's artifact files with their checksums once the stages are done, from the
+    /// artifacts the stages built or verified: the export's fingerprint and prune read them
+    /// here (empty on a follower of a multi-process run).
     pub artifacts: Vec<(String, u64)>,
+    /// The artifacts themselves, as the stages left them, for the export (none on a follower).
+    pub open: Option<Arc<space::OpenSpace>>,
 }
 
 /// What a run built (or reused) of one pattern database.
@@ -284,7 +287,8 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
 
     let mut graphs = graphs_together(puzzle, &states, dir, metrics, opts, &mut timer)?;
     let mut stats = Vec::new();
-    let mut done: Vec<(usize, Components)> = Vec::new();
+    // Each metric's artifacts as built or verified, handed to the export.
+    let mut opened: Vec<(usize, space::OpenMetric)> = Vec::new();
     for (k, &m) in metrics.iter().enumerate() {
         let name = puzzle.metrics()[m];
         let csr = match graphs[k].take() {
@@ -314,27 +318,42 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
             timer.record(&format!("comps {name}"), seconds[0], Outcome::Built);
             timer.record(&format!("dist {name}"), seconds[1], Outcome::Built);
             stats.push(metric_stats(name, &csr, &comps, &dists, &goals));
+            opened.push((m, open_metric(name, csr, comps, dists)));
             continue;
         }
 
         // A metric whose components an earlier metric of this run already has: copied.
-        let like = done
+        let like = opened
             .iter()
             .find(|(d, _)| *d == puzzle.same_components_as(m) && *d != m)
-            .map(|(_, c)| c);
+            .map(|(_, o)| &o.components);
         let (comps, dists) = whole_tables(
             puzzle, &states, &csr, &rows, &src, like, dir, name, opts, &mut timer,
         )?;
         stats.push(metric_stats(name, &csr, &comps, &dists, &goals));
-        done.push((m, comps));
+        opened.push((m, open_metric(name, csr, comps, dists)));
     }
     let log = timer.log;
+    let state_count = states.len() as u64;
+    // The followers of a multi-process run hold no whole tables: nothing to hand on.
+    let complete = opened.len() == metrics.len();
+    let artifacts = match complete {
+        true => listed(&states, opened.iter().map(|(_, o)| o)),
+        false => Vec::new(),
+    };
+    let open = complete.then(|| {
+        Arc::new(space::OpenSpace {
+            dir: dir.to_owned(),
+            states,
+            metrics: opened.into_iter().map(|(_, o)| o).collect(),
+        })
+    });
     Ok(SpaceReport {
         puzzle: puzzle.name().to_owned(),
         space_id: space_id.clone(),
         tags: Vec::new(),
         dir: dir.to_owned(),
-        states: states.len() as u64,
+        states: state_count,
         goal_states,
         metrics: stats,
         log,
@@ -342,8 +361,41 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
             mask: goals,
             sources: src,
         }),
-        artifacts: Vec::new(),
+        artifacts,
+        open,
     })
+}
+
+/// One metric's artifacts as the run leaves them for the export: the graph without the rows
+/// its stage held (a reader reopening it would have none).
+fn open_metric(
+    name: &str,
+    mut csr: Csr,
+    components: Components,
+    distances: Distances,
+) -> space::OpenMetric {
+    csr.release_rows();
+    space::OpenMetric {
+        name: name.to_owned(),
+        csr,
+        components,
+        distances,
+    }
+}
+
+/// The files of a space's artifacts in its folder with their checksums, in
+/// [`space::artifact_names`]' order, from the artifacts themselves (no header read again).
+fn listed<'a>(
+    states: &StateTable,
+    metrics: impl Iterator<Item = &'a space::OpenMetric>,
+) -> Vec<(String, u64)> {
+    let mut out = vec![states.artifact().listed()];
+    for m in metrics {
+        out.push(m.csr.artifact().listed());
+        out.extend(m.components.listed());
+        out.extend(m.distances.listed());
+    }
+    out
 }
 
 /// Components and distances of one metric, each written whole by this process (on the local
