@@ -24,50 +24,63 @@ use crate::space;
 pub const VERSION: u32 = 7;
 
 /// The fingerprint the export of `pipeline` over `plan`'s spaces in `output` must carry (the
-/// spaces' artifact headers are read, not verified: the stages just did that).
+/// spaces' artifact headers are read, not verified: the stages just did that), with the
+/// artifacts of the kinds of work a pipeline file can plan: pattern databases, then censuses.
 pub fn fingerprint(pipeline: &Pipeline, plan: &Plan, output: &Path) -> Result<u64, StageError> {
-    let checksums = plan
-        .spaces
-        .iter()
-        .map(|spec| space::checksum(&space::dir(output, spec), spec))
-        .collect::<Result<Vec<u64>, _>>()?;
-    let patterns = plan
-        .patterns
-        .iter()
-        .map(|a| space::pattern_dir(output, a.as_ref()).join(space::files::PATTERN))
-        .collect::<Vec<_>>();
-    let universes = plan
-        .universes
-        .iter()
-        .map(|u| space::universe_dir(output, u.as_ref()).join(space::files::UNIVERSE))
-        .collect::<Vec<_>>();
-    let peek = |paths: Vec<std::path::PathBuf>| {
-        paths
-            .iter()
-            .map(|path| {
-                Ok(huarong_store::Artifact::peek_header(path)
-                    .map_err(huarong_store::StageError::from)?
-                    .checksum)
-            })
-            .collect::<Result<Vec<u64>, StageError>>()
-    };
+    let others = [
+        patterns_on_disk(plan, output)?,
+        universes_on_disk(plan, output)?,
+    ];
     Ok(fingerprint_of(
         pipeline,
         plan,
-        &checksums,
-        &peek(patterns)?,
-        &peek(universes)?,
+        &spaces_on_disk(plan, output)?,
+        &others,
     ))
 }
 
-/// [`fingerprint`] from each space's artifact checksum ([`space::checksum_of`]), each
-/// pattern database's and each universe's.
+/// Each pattern database's id and checksum as its header under `output` says.
+pub fn patterns_on_disk(plan: &Plan, output: &Path) -> Result<Vec<(String, u64)>, StageError> {
+    let paths = plan.patterns.iter().map(|a| {
+        let path = space::pattern_dir(output, a.as_ref()).join(space::files::PATTERN);
+        (a.id(), path)
+    });
+    peek(paths)
+}
+
+/// Each universe's id and its census's checksum as its header under `output` says.
+pub fn universes_on_disk(plan: &Plan, output: &Path) -> Result<Vec<(String, u64)>, StageError> {
+    let paths = plan.universes.iter().map(|u| {
+        let path = space::universe_dir(output, u.as_ref()).join(space::files::UNIVERSE);
+        (u.id(), path)
+    });
+    peek(paths)
+}
+
+/// Each id with the payload checksum its artifact's header carries (read, not verified).
+fn peek(
+    paths: impl Iterator<Item = (String, std::path::PathBuf)>,
+) -> Result<Vec<(String, u64)>, StageError> {
+    paths
+        .map(|(id, path)| Ok((id, huarong_store::Artifact::peek_header(&path)?.checksum)))
+        .collect()
+}
+
+/// Each space's artifact checksum ([`space::checksum`]) as its folder under `output` holds it now.
+pub fn spaces_on_disk(plan: &Plan, output: &Path) -> Result<Vec<u64>, StageError> {
+    plan.spaces
+        .iter()
+        .map(|spec| space::checksum(&space::dir(output, spec), spec))
+        .collect()
+}
+
+/// [`fingerprint`] from each space's artifact checksum ([`space::checksum_of`]) and, per kind
+/// of work beside the spaces, each item's id and checksum (a kind without items adds nothing).
 pub fn fingerprint_of(
     pipeline: &Pipeline,
     plan: &Plan,
     checksums: &[u64],
-    patterns: &[u64],
-    universes: &[u64],
+    others: &[Vec<(String, u64)>],
 ) -> u64 {
     let mut fp = Fingerprint::new("export", VERSION);
     fp.add_u64(pipeline.section_key);
@@ -75,17 +88,11 @@ pub fn fingerprint_of(
     for (spec, &checksum) in plan.spaces.iter().zip(checksums) {
         fp.add_str(&spec.puzzle.space_id()).add_u64(checksum);
     }
-    // Pipelines without pattern databases keep their fingerprints.
-    if !plan.patterns.is_empty() {
-        fp.add_list(plan.patterns.len());
-        for (a, &checksum) in plan.patterns.iter().zip(patterns) {
-            fp.add_str(&a.id()).add_u64(checksum);
-        }
-    }
-    if !plan.universes.is_empty() {
-        fp.add_list(plan.universes.len());
-        for (u, &checksum) in plan.universes.iter().zip(universes) {
-            fp.add_str(&u.id()).add_u64(checksum);
+    // Pipelines without such work keep their fingerprints.
+    for items in others.iter().filter(|items| !items.is_empty()) {
+        fp.add_list(items.len());
+        for (id, checksum) in items {
+            fp.add_str(id).add_u64(*checksum);
         }
     }
     fp.finish()

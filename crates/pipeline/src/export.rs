@@ -13,23 +13,41 @@ use rayon::prelude::*;
 use huarong_core::driver::{Plan, SpaceView};
 use huarong_core::{Outcome, Table};
 
-use crate::run::{PatternReport, RunOptions, SpaceReport, UniverseReport};
+use crate::run::{RunOptions, SpaceReport};
+use crate::work::{Done, Work};
 use atlas::manifest;
 use atlas::space::{self, OpenSpace};
 
 use crate::{Pipeline, PipelineError, tables};
 
+pub use atlas::fingerprint::VERSION;
 use atlas::fingerprint::fingerprint_of;
-pub use atlas::fingerprint::{VERSION, fingerprint};
 
-/// Writes the Parquet tables (or reuses a verified export with the same inputs); fills in the
-/// summary spaces' answers when it writes.
+/// The fingerprint the export of `pipeline` over `plan` in `output` must carry, from what the
+/// folder holds now: every space's artifacts and each kind of work's (`works`).
+pub fn fingerprint(
+    pipeline: &Pipeline,
+    plan: &Plan,
+    output: &Path,
+    works: &[Box<dyn Work>],
+) -> Result<u64, huarong_store::StageError> {
+    let spaces = atlas::fingerprint::spaces_on_disk(plan, output)?;
+    let others = works
+        .iter()
+        .map(|w| w.on_disk(plan, output))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(fingerprint_of(pipeline, plan, &spaces, &others))
+}
+
+/// Writes the Parquet tables (or reuses a verified export with the same inputs): the spaces',
+/// then each kind of work's (`works`, which made `done`); fills in the summary spaces' answers
+/// when it writes.
 pub fn export(
     pipeline: &Pipeline,
     plan: &Plan,
     reports: &mut [SpaceReport],
-    patterns: &[PatternReport],
-    universes: &[UniverseReport],
+    works: &[Box<dyn Work>],
+    done: &[Done],
     output: &Path,
     opts: &RunOptions,
 ) -> Result<(Vec<(String, u64)>, Outcome), PipelineError> {
@@ -38,15 +56,8 @@ pub fn export(
         .iter()
         .map(|r| space::checksum_of(&r.artifacts))
         .collect();
-    let pattern_checksums: Vec<u64> = patterns.iter().map(|p| p.artifact.1).collect();
-    let universe_checksums: Vec<u64> = universes.iter().map(|u| u.artifact.1).collect();
-    let fingerprint = fingerprint_of(
-        pipeline,
-        plan,
-        &checksums,
-        &pattern_checksums,
-        &universe_checksums,
-    );
+    let others: Vec<Vec<(String, u64)>> = done.iter().map(|d| d.checksums.clone()).collect();
+    let fingerprint = fingerprint_of(pipeline, plan, &checksums, &others);
     let manifest_path = output.join(manifest::FILE);
     let outcome = if opts.force {
         Outcome::Built
@@ -58,19 +69,13 @@ pub fn export(
         }
     };
     let mut tables = write(pipeline, plan, reports, output)?;
-    if !patterns.is_empty() {
-        let (list, histogram) = tables::patterns(patterns);
-        for (name, table) in [
-            ("patterns.parquet", list),
-            ("pattern_histogram.parquet", histogram),
-        ] {
-            let size = tables::write_tables(vec![table], &output.join(name))?;
-            tables.push((name.into(), size));
-        }
-    }
-    if !universes.is_empty() {
-        for (name, table) in tables::universes(&plan.universes, universes, plan.spaces.is_empty())?
-        {
+    for (w, d) in works.iter().zip(done) {
+        for (name, table) in w.tables(plan, d)? {
+            if tables.iter().any(|(n, _)| *n == name) {
+                return Err(PipelineError::Stage(huarong_store::StageError::Invalid(
+                    format!("{}: {name} is written twice", w.name()),
+                )));
+            }
             let size = tables::write_tables(vec![table], &output.join(&name))?;
             tables.push((name, size));
         }

@@ -14,6 +14,7 @@ pub mod prune;
 pub mod run;
 pub mod tables;
 pub mod verify;
+pub mod work;
 /// The query side (the `atlas` crate): the folder layout, the manifest, and the readers.
 pub use atlas::{manifest, outputs, play, solve, space};
 
@@ -93,22 +94,54 @@ pub struct RunReport {
     pub export_seconds: f64,
     /// Files of earlier runs that this pipeline no longer produces, removed.
     pub pruned: Vec<PathBuf>,
-    /// The pattern databases, in plan order.
-    pub patterns: Vec<run::PatternReport>,
-    /// The universes' censuses, in plan order.
-    pub universes: Vec<run::UniverseReport>,
+    /// What each kind of work beside the spaces made ([`work::Work`]), in the run's order.
+    pub works: Vec<work::Done>,
 }
 
-/// Runs every stage of `pipeline` into `output` (the pipeline's own output folder if `None`).
+impl RunReport {
+    /// The pattern databases, in plan order.
+    pub fn patterns(&self) -> &[run::PatternReport] {
+        self.report_of::<run::PatternReport>()
+    }
+
+    /// The universes' censuses, in plan order.
+    pub fn universes(&self) -> &[run::UniverseReport] {
+        self.report_of::<run::UniverseReport>()
+    }
+
+    /// The reports of the work whose report is a list of `R` (none if the run had no such work).
+    fn report_of<R: 'static>(&self) -> &[R] {
+        self.works
+            .iter()
+            .find_map(|d| d.report::<Vec<R>>())
+            .map_or(&[], |r| r.as_slice())
+    }
+}
+
+/// Runs every stage of `pipeline` into `output` (the pipeline's own output folder if `None`),
+/// with the [`work::built_in`] kinds of work.
 pub fn run_pipeline(
     pipeline: &Pipeline,
     output: Option<&Path>,
     opts: &RunOptions,
 ) -> Result<RunReport, PipelineError> {
+    run_pipeline_with(pipeline, output, opts, &work::built_in())
+}
+
+/// [`run_pipeline`] walking the kinds of work `works` after the spaces' stages.
+pub fn run_pipeline_with(
+    pipeline: &Pipeline,
+    output: Option<&Path>,
+    opts: &RunOptions,
+    works: &[Box<dyn work::Work>],
+) -> Result<RunReport, PipelineError> {
     let output = output.unwrap_or(&pipeline.output).to_owned();
     // What cannot fit is refused before anything is written.
     let plan = pipeline.section.spaces();
     check_fits(&plan, opts.state_bound())?;
+    for w in works {
+        w.check_fits(&plan, opts.state_bound())?;
+    }
     std::fs::create_dir_all(&output).map_err(|source| PipelineError::Io {
         path: output.clone(),
         source,
@@ -127,7 +160,7 @@ pub fn run_pipeline(
     if !opts.engine.is_follower()
         && let Some(free) = huarong_store::atomic::free_bytes(&output)
     {
-        check_disk(&least_new_bytes(&plan, &output), free, &output)?;
+        check_disk(&least_new_bytes_with(&plan, &output, works), free, &output)?;
     }
     for note in &plan.notes {
         opts.reporter.note(note);
@@ -141,9 +174,9 @@ pub fn run_pipeline(
                 spaces.push(run_one(spec, &output, opts)?);
             }
         }
-        // Its share of every universe's classes, sent to the leader.
-        for u in &plan.universes {
-            run::run_universe(u.as_ref(), &output, opts)?;
+        // Its share of the other work (a census's classes, sent to the leader).
+        for w in works {
+            w.run(&plan, &spaces, &output, opts)?;
         }
         return Ok(RunReport {
             name: pipeline.name.clone(),
@@ -153,39 +186,24 @@ pub fn run_pipeline(
             export_outcome: Outcome::Reused,
             export_seconds: 0.0,
             pruned: Vec::new(),
-            patterns: Vec::new(),
-            universes: Vec::new(),
+            works: Vec::new(),
         });
     }
     let mut reports = run_spaces(&plan, &output, opts)?;
-    let patterns = plan
-        .patterns
+    let done = works
         .iter()
-        .map(|a| run::run_pattern(a.as_ref(), &output, opts))
+        .map(|w| w.run(&plan, &reports, &output, opts))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut universes = Vec::new();
-    for u in &plan.universes {
-        universes.extend(run::run_universe(u.as_ref(), &output, opts)?);
-    }
     let t = std::time::Instant::now();
-    let (tables, export_outcome) = export::export(
-        pipeline,
-        &plan,
-        &mut reports,
-        &patterns,
-        &universes,
-        &output,
-        opts,
-    )?;
+    let (tables, export_outcome) =
+        export::export(pipeline, &plan, &mut reports, works, &done, &output, opts)?;
     let export_seconds = t.elapsed().as_secs_f64();
     opts.reporter
         .stage("parquet", "export", export_seconds, &export_outcome);
     let pruned =
-        prune::prune(&output, &reports, &patterns, &universes, &tables).map_err(|source| {
-            PipelineError::Io {
-                path: output.clone(),
-                source,
-            }
+        prune::prune(&output, &reports, &done, &tables).map_err(|source| PipelineError::Io {
+            path: output.clone(),
+            source,
         })?;
     for p in &pruned {
         opts.reporter.note(&format!(
@@ -208,8 +226,7 @@ pub fn run_pipeline(
         export_outcome,
         export_seconds,
         pruned,
-        patterns,
-        universes,
+        works: done,
     })
 }
 
@@ -286,31 +303,24 @@ fn check_fits(plan: &Plan, bound: u64) -> Result<(), PipelineError> {
             )));
         }
     }
-    for a in &plan.patterns {
-        let bytes = a
-            .len()
-            .saturating_mul(patterns::build_bytes_per_placement(a.as_ref()));
-        let allowed = bound.saturating_mul(run::BYTES_PER_STATE);
-        if bytes > allowed {
-            return Err(PipelineError::TooLarge(format!(
-                "pattern database {}: {} placements need {:.1} GiB to build, over this run's \
-                 {:.1} GiB (max_states {} at {} bytes a state): refused before any work",
-                a.id(),
-                thousands(a.len()),
-                bytes as f64 / (1u64 << 30) as f64,
-                allowed as f64 / (1u64 << 30) as f64,
-                thousands(bound),
-                run::BYTES_PER_STATE
-            )));
-        }
-    }
     Ok(())
 }
 
 /// The files a run of `plan` into `output` has yet to write, each with at least the bytes it
-/// takes ([`space::least_bytes`], [`patterns::least_file_bytes`]): those not there yet. A file
-/// that is there is reused, or replaced by one of about its size.
+/// takes: those not there yet ([`least_new_bytes_with`] the [`work::built_in`] kinds of work).
 pub fn least_new_bytes(plan: &Plan, output: &Path) -> Vec<(PathBuf, u64)> {
+    least_new_bytes_with(plan, output, &work::built_in())
+}
+
+/// The files a run of `plan`'s spaces ([`space::least_bytes`]) and of `works`
+/// ([`work::Work::least_new_bytes`]) into `output` has yet to write, each with at least the
+/// bytes it takes: those not there yet. A file that is there is reused, or replaced by one of
+/// about its size.
+pub fn least_new_bytes_with(
+    plan: &Plan,
+    output: &Path,
+    works: &[Box<dyn work::Work>],
+) -> Vec<(PathBuf, u64)> {
     let mut out = Vec::new();
     for spec in &plan.spaces {
         let dir = space::dir(output, spec);
@@ -320,11 +330,8 @@ pub fn least_new_bytes(plan: &Plan, output: &Path) -> Vec<(PathBuf, u64)> {
             }
         }
     }
-    for a in &plan.patterns {
-        let path = space::pattern_dir(output, a.as_ref()).join(space::files::PATTERN);
-        if !path.exists() {
-            out.push((path, patterns::least_file_bytes(a.as_ref())));
-        }
+    for w in works {
+        out.extend(w.least_new_bytes(plan, output));
     }
     out
 }

@@ -14,21 +14,23 @@ use std::path::{Path, PathBuf};
 use huarong_store::artifact::MAGIC;
 
 use crate::manifest;
-use crate::run::{PatternReport, SpaceReport, UniverseReport};
+use crate::run::SpaceReport;
+use crate::work::Done;
 
 /// Removes leftovers from `output` (see the module docs) given every space of the run (with
-/// the artifacts it listed), its pattern databases and the tables the export wrote; returns their paths relative to
-/// `output`.
+/// the artifacts it listed), what each kind of work made and the tables the export wrote;
+/// returns their paths relative to `output`.
 pub fn prune(
     output: &Path,
     spaces: &[SpaceReport],
-    patterns: &[PatternReport],
-    universes: &[UniverseReport],
+    done: &[Done],
     tables: &[(String, u64)],
 ) -> io::Result<Vec<PathBuf>> {
     let mut keep: HashSet<PathBuf> = tables.iter().map(|(n, _)| PathBuf::from(n)).collect();
-    keep.extend(patterns.iter().map(|p| PathBuf::from(&p.artifact.0)));
-    keep.extend(universes.iter().map(|u| PathBuf::from(&u.artifact.0)));
+    keep.extend(
+        done.iter()
+            .flat_map(|d| d.artifacts.iter().map(PathBuf::from)),
+    );
     keep.insert(PathBuf::from(manifest::FILE));
     for space in spaces {
         let dir = PathBuf::from(&space.space_id);

@@ -13,8 +13,17 @@ use crate::space::{self, Expected};
 use crate::{Pipeline, export};
 
 /// Checks every file under `dir`; with `pipeline`, stale, missing and left-over files are bad
-/// too.
+/// too (the pipeline's spaces and the [`crate::work::built_in`] kinds of work).
 pub fn verify(dir: &Path, pipeline: Option<&Pipeline>) -> std::io::Result<Vec<FileCheck>> {
+    verify_with(dir, pipeline, &crate::work::built_in())
+}
+
+/// [`verify`] with the kinds of work `works` beside the spaces.
+pub fn verify_with(
+    dir: &Path,
+    pipeline: Option<&Pipeline>,
+    works: &[Box<dyn crate::work::Work>],
+) -> std::io::Result<Vec<FileCheck>> {
     let mut checks = manifest::verify_dir(dir)?;
     let Some(pipeline) = pipeline else {
         return Ok(checks);
@@ -24,13 +33,10 @@ pub fn verify(dir: &Path, pipeline: Option<&Pipeline>) -> std::io::Result<Vec<Fi
     for spec in &plan.spaces {
         space::expected(&space::dir(dir, spec), spec, &mut expected);
     }
-    for a in &plan.patterns {
-        space::expected_pattern(a.as_ref(), &mut expected);
+    for w in works {
+        w.expected(&plan, dir, &mut expected);
     }
-    for u in &plan.universes {
-        crate::census::expected_universe(u.as_ref(), &mut expected);
-    }
-    let export_problem = match export::fingerprint(pipeline, &plan, dir) {
+    let export_problem = match export::fingerprint(pipeline, &plan, dir, works) {
         Err(_) => Some("stale: the export's input artifacts are missing or bad".to_owned()),
         Ok(fp) => match manifest::stored_fingerprint(&dir.join(manifest::FILE)) {
             Some(stored) if stored == fp => None,

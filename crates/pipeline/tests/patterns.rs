@@ -42,7 +42,7 @@ fn check(puzzle: &str, groups: &[&str], samples: usize) {
             .join(", ")
     );
     let report = run(puzzle, &list, dir.path());
-    assert_eq!(report.patterns.len(), groups.len());
+    assert_eq!(report.patterns().len(), groups.len());
     let text = std::fs::read_to_string(root().join("puzzles").join(puzzle)).unwrap();
     let p = sliding::driver::read_puzzle(puzzle, &text).unwrap();
     let tiles = Tiles::new(&p).unwrap();
@@ -106,14 +106,14 @@ fn ida_star_over_the_eleven_puzzles_databases_equals_its_bfs() {
 fn a_database_is_reused_and_a_stale_one_is_not_used() {
     let dir = tempfile::tempdir().unwrap();
     let first = run("eight.toml", "true", dir.path());
-    assert_eq!(first.patterns.len(), 1);
-    assert_eq!(first.patterns[0].id, "pattern-3x3-12345678");
+    assert_eq!(first.patterns().len(), 1);
+    assert_eq!(first.patterns()[0].id, "pattern-3x3-12345678");
     // The whole eight puzzle as one group: exact, 9!/2 placements reached, 31 moves at most
     // (the published farthest, puzzles/eight.toml).
-    assert_eq!(first.patterns[0].counts.iter().sum::<u64>(), 181_440);
-    assert_eq!(first.patterns[0].max, 31);
+    assert_eq!(first.patterns()[0].counts.iter().sum::<u64>(), 181_440);
+    assert_eq!(first.patterns()[0].max, 31);
     let again = run("eight.toml", "true", dir.path());
-    assert_eq!(again.patterns[0].log.outcome, Outcome::Reused);
+    assert_eq!(again.patterns()[0].log.outcome, Outcome::Reused);
     // Another goal: the folder's database has other goal cells, so it is not this one's.
     let text = std::fs::read_to_string(root().join("puzzles/eight.toml"))
         .unwrap()

@@ -265,16 +265,16 @@ fn format_report(report: &RunReport) -> String {
             ]);
         }
     }
-    if !report.patterns.is_empty() {
+    if !report.patterns().is_empty() {
         out += "pattern databases:\n";
-        for p in &report.patterns {
+        for p in report.patterns() {
             out += &format!(
                 "  {:<28} {:>12} placements  max {:>2}  mean {:.3}  {} bits  ({}, {:.2} s)\n",
                 p.id, p.placements, p.max, p.mean, p.bits, p.log.outcome, p.log.seconds
             );
         }
     }
-    for u in &report.universes {
+    for u in report.universes() {
         out += &format!(
             "universe {} ({}, {:.2} s):\n",
             u.id, u.log.outcome, u.log.seconds
