@@ -3,15 +3,16 @@
 //! for what to keep, the export for the space's checksum, and every reader (export, verify,
 //! solve, play) for the opened artifacts:
 //!
-//! - the file names ([`files`]) and whether a table is whole or in the parts of a multi-process
-//!   run ([`artifact_names`], [`present`]);
-//! - the fingerprint chain ([`expected`]): what each artifact must carry, computed from the
-//!   artifacts upstream of it, and the distance fingerprint in one place
-//!   ([`distances_fingerprint`]);
+//! - the kinds of artifact a space holds, declared once ([`Kind`]): each one's file name,
+//!   whether it is one per metric, whether a multi-process run writes it in parts, the kinds
+//!   its fingerprint takes the checksums of, and that fingerprint; everything below walks it:
+//! - the files a space's folder holds ([`artifact_names`], [`present`]) and the fingerprint
+//!   chain the next run expects ([`expected`]: each artifact's, from the artifacts upstream of
+//!   it as far as those are current);
 //! - the opener ([`OpenSpace`]): the state table and, per metric, the graph, components and
 //!   distances, verified.
 //!
-//! A new stage adds its file name and its fingerprint here, and nowhere else in this crate.
+//! A new stage adds its kind here (a variant and its arms) and its artifact to [`OpenMetric`].
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -46,6 +47,142 @@ pub mod files {
 
     /// A universe's census, alone in its universe's folder.
     pub const UNIVERSE: &str = "universe.bin";
+}
+
+/// A kind of artifact of a space, declared once: the file names, the fingerprint chain, the
+/// listing, the disk a run needs and the opener all walk [`Kind::ALL`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// The state table (one for every metric).
+    States,
+    /// A metric's move graph.
+    Graph,
+    /// A metric's connected components.
+    Components,
+    /// A metric's distances to the goals (or from the starts).
+    Distances,
+}
+
+/// What a kind's fingerprint is computed from: the checksums of the kinds it takes
+/// ([`Kind::inputs`], as far as they are current) and the distance sources.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Upstream<'a> {
+    pub states: Option<u64>,
+    pub graph: Option<u64>,
+    /// The distance stage's sources (dense indices), read off the state table.
+    pub sources: Option<&'a [u32]>,
+}
+
+impl Upstream<'_> {
+    /// The checksum of the current artifact of `kind`, an input of the kind being fingerprinted.
+    pub fn checksum(&self, kind: Kind) -> Option<u64> {
+        match kind {
+            Kind::States => self.states,
+            Kind::Graph => self.graph,
+            Kind::Components | Kind::Distances => None,
+        }
+    }
+}
+
+impl Kind {
+    /// Every kind, in the order a run builds them.
+    pub const ALL: [Kind; 4] = [Kind::States, Kind::Graph, Kind::Components, Kind::Distances];
+
+    /// Its file in the space's folder, for `metric` (a metric's name; ignored by the state table).
+    pub fn file(self, metric: &str) -> String {
+        match self {
+            Kind::States => files::STATES.to_owned(),
+            Kind::Graph => files::graph(metric),
+            Kind::Components => files::components(metric),
+            Kind::Distances => files::distances(metric),
+        }
+    }
+
+    /// Whether a space has one per metric (else one for all).
+    pub fn per_metric(self) -> bool {
+        self != Kind::States
+    }
+
+    /// Whether a multi-process run writes it as parts ([`huarong_store::shards`]).
+    pub fn in_parts(self) -> bool {
+        matches!(self, Kind::Components | Kind::Distances)
+    }
+
+    /// The kinds whose checksums its fingerprint takes.
+    pub fn inputs(self) -> &'static [Kind] {
+        match self {
+            Kind::States => &[],
+            Kind::Graph => &[Kind::States],
+            Kind::Components => &[Kind::Graph],
+            Kind::Distances => &[Kind::States, Kind::Graph],
+        }
+    }
+
+    /// What its artifact for `metric` (an index into the puzzle's metrics) must carry: the
+    /// fingerprint computed from `upstream`, or, when an input is not current, why not.
+    pub fn expected(self, puzzle: &dyn Puzzle, metric: usize, upstream: &Upstream<'_>) -> Expected {
+        match self.fingerprint(puzzle, metric, upstream) {
+            Ok(fp) => Expected::Fingerprint(fp),
+            Err(why) => Expected::InputNotCurrent(why),
+        }
+    }
+
+    fn fingerprint(
+        self,
+        puzzle: &dyn Puzzle,
+        metric: usize,
+        upstream: &Upstream<'_>,
+    ) -> Result<u64, String> {
+        let name = puzzle.metrics()[metric];
+        let checksum = |kind: Kind| {
+            debug_assert!(
+                self.inputs().contains(&kind),
+                "{kind:?} is not an input of {self:?}"
+            );
+            upstream.checksum(kind).ok_or_else(|| {
+                format!(
+                    "its input {}/{} is missing or not current",
+                    puzzle.space_id(),
+                    kind.file(name)
+                )
+            })
+        };
+        Ok(match self {
+            Kind::States => enumerate::fingerprint(puzzle),
+            Kind::Graph => graph::fingerprint(puzzle, metric, checksum(Kind::States)?),
+            Kind::Components => {
+                components::fingerprint_of(checksum(Kind::Graph)?, puzzle.directed())
+            }
+            Kind::Distances => {
+                let (states, csr) = (checksum(Kind::States)?, checksum(Kind::Graph)?);
+                let sources = upstream
+                    .sources
+                    .ok_or("its source states are not in the state table")?;
+                distances_fingerprint(puzzle, sources, states, csr)
+            }
+        })
+    }
+
+    /// At least the bytes its artifact takes, where that is known before it is built: a
+    /// distance table's 2 bytes a state (`states`, the space's size hint).
+    pub fn least_bytes(self, states: u64) -> Option<u64> {
+        (self == Kind::Distances).then(|| distances::table_bytes(states))
+    }
+}
+
+/// Every artifact of `spec`'s space: each kind of [`Kind::ALL`], once or per metric of the
+/// spec, as (kind, metric index).
+pub fn nodes(spec: &SpaceSpec) -> Vec<(Kind, usize)> {
+    let mut out = Vec::new();
+    for kind in Kind::ALL.into_iter().filter(|k| !k.per_metric()) {
+        out.push((kind, 0));
+    }
+    for &m in &spec.metrics {
+        for kind in Kind::ALL.into_iter().filter(|k| k.per_metric()) {
+            out.push((kind, m));
+        }
+    }
+    out
 }
 
 /// The artifact kind of a universe's census.
@@ -99,18 +236,18 @@ pub fn open_pattern(
 }
 
 /// At least the bytes the artifacts of `spec` take in its folder, per file name, where its size
-/// is known before it is built: its distance tables, 2 bytes a state in each metric. (The state
-/// table, graph and components depend on the puzzle and on what the stages find; they are not
-/// counted, so this is a floor, the twin of the run's memory bound.)
+/// is known before it is built ([`Kind::least_bytes`]: its distance tables, 2 bytes a state in
+/// each metric). (The state table, graph and components depend on the puzzle and on what the
+/// stages find; they are not counted, so this is a floor, the twin of the run's memory bound.)
 pub fn least_bytes(spec: &SpaceSpec) -> Vec<(String, u64)> {
     let Some(n) = spec.puzzle.size_hint() else {
         return Vec::new();
     };
-    spec.metrics
-        .iter()
-        .map(|&m| {
-            let metric = spec.puzzle.metrics()[m];
-            (files::distances(metric), distances::table_bytes(n))
+    nodes(spec)
+        .into_iter()
+        .filter_map(|(kind, m)| {
+            let bytes = kind.least_bytes(n)?;
+            Some((kind.file(spec.puzzle.metrics()[m]), bytes))
         })
         .collect()
 }
@@ -125,21 +262,18 @@ pub fn present(dir: &Path, name: &str) -> bool {
     dir.join(name).exists() || shards::parts_of(dir, name).is_some()
 }
 
-/// The artifact files of a space in its folder `dir`: the state table, then per metric the
-/// graph, components and distances (the components and distances as their parts where a
-/// multi-process run wrote them so, [`huarong_store::shards`]).
+/// The artifact files of a space in its folder `dir`, in [`nodes`] order: the state table,
+/// then per metric the graph, components and distances (a kind written in parts as its parts
+/// where a multi-process run wrote them so, [`huarong_store::shards`]).
 pub fn artifact_names(dir: &Path, spec: &SpaceSpec) -> Vec<String> {
-    let mut names = vec![files::STATES.to_owned()];
-    for &m in &spec.metrics {
-        let metric = spec.puzzle.metrics()[m];
-        names.push(files::graph(metric));
-        for name in [files::components(metric), files::distances(metric)] {
-            match shards::parts_of(dir, &name) {
-                Some(parts) => {
-                    names.extend((0..parts.len()).map(|k| shards::part_name(&name, k, parts.len())))
-                }
-                None => names.push(name),
+    let mut names = Vec::new();
+    for (kind, m) in nodes(spec) {
+        let name = kind.file(spec.puzzle.metrics()[m]);
+        match shards::parts_of(dir, &name).filter(|_| kind.in_parts()) {
+            Some(parts) => {
+                names.extend((0..parts.len()).map(|k| shards::part_name(&name, k, parts.len())))
             }
+            None => names.push(name),
         }
     }
     names
@@ -208,53 +342,34 @@ pub fn expected(sdir: &Path, spec: &SpaceSpec, out: &mut HashMap<String, Expecte
     let puzzle = spec.puzzle.as_ref();
     let id = puzzle.space_id();
     let rel = |name: &str| format!("{id}/{name}");
-    let states_fp = enumerate::fingerprint(puzzle);
-    out.insert(rel(files::STATES), Expected::Fingerprint(states_fp));
-    let states = StateTable::open_with(&sdir.join(files::STATES), states_fp).ok();
+    // The state table is opened (verified) for its distance sources.
+    let states = StateTable::open(&sdir.join(files::STATES), puzzle).ok();
     let sources = states
         .as_ref()
         .and_then(|s| distances::sources(puzzle, s).ok());
-    for &m in &spec.metrics {
-        let name = puzzle.metrics()[m];
-        let (g, c, d) = (
-            files::graph(name),
-            files::components(name),
-            files::distances(name),
-        );
-        let Some(states) = &states else {
-            let why = format!("its input {} is missing or not current", rel(files::STATES));
-            for f in [&g, &c, &d] {
-                out.insert(rel(f), Expected::InputNotCurrent(why.clone()));
-            }
-            continue;
-        };
-        let graph_fp = graph::fingerprint(puzzle, m, states.checksum());
-        out.insert(rel(&g), Expected::Fingerprint(graph_fp));
-        let csr_checksum = match Artifact::peek_header(&sdir.join(&g)) {
-            Ok(h) if h.fingerprint == graph_fp => h.checksum,
-            _ => {
-                let why = format!("its input {} is missing or not current", rel(&g));
-                for f in [&c, &d] {
-                    out.insert(rel(f), Expected::InputNotCurrent(why.clone()));
-                }
-                continue;
-            }
-        };
-        let directed = puzzle.directed();
-        let comps = Expected::Fingerprint(components::fingerprint_of(csr_checksum, directed));
-        expect_whole_or_parts(sdir, &rel, &c, comps, out);
-        let dist = match &sources {
-            Some(src) => Expected::Fingerprint(distances_fingerprint(
-                puzzle,
-                src,
-                states.checksum(),
-                csr_checksum,
-            )),
-            None => {
-                Expected::InputNotCurrent("its source states are not in the state table".into())
-            }
-        };
-        expect_whole_or_parts(sdir, &rel, &d, dist, out);
+    let mut upstream = Upstream {
+        states: states.as_ref().map(StateTable::checksum),
+        graph: None,
+        sources: sources.as_deref(),
+    };
+    for (kind, m) in nodes(spec) {
+        let name = kind.file(puzzle.metrics()[m]);
+        let expected = kind.expected(puzzle, m, &upstream);
+        // A graph's checksum is its metric's later kinds' input, if it is current.
+        if kind == Kind::Graph {
+            upstream.graph = match &expected {
+                Expected::Fingerprint(fp) => match Artifact::peek_header(&sdir.join(&name)) {
+                    Ok(h) if h.fingerprint == *fp => Some(h.checksum),
+                    _ => None,
+                },
+                _ => None,
+            };
+        }
+        if kind.in_parts() {
+            expect_whole_or_parts(sdir, &rel, &name, expected, out);
+        } else {
+            out.insert(rel(&name), expected);
+        }
     }
 }
 
@@ -336,13 +451,7 @@ impl OpenSpace {
     ) -> Result<Option<Self>, StageError> {
         let dir = root.join(puzzle.space_id());
         let name = puzzle.metrics()[metric];
-        let needed = [
-            files::STATES.to_owned(),
-            files::graph(name),
-            files::components(name),
-            files::distances(name),
-        ];
-        if !needed.iter().all(|f| present(&dir, f)) {
+        if !Kind::ALL.iter().all(|k| present(&dir, &k.file(name))) {
             return Ok(None);
         }
         match Self::open(puzzle, &dir, &[metric]) {
@@ -361,11 +470,12 @@ impl OpenSpace {
         let mut out = Vec::new();
         for &m in metrics {
             let name = puzzle.metrics()[m];
-            let csr = Csr::open(&dir.join(files::graph(name)), puzzle, m, &states)?;
-            let components = Components::open(&dir.join(files::components(name)), &csr)?;
+            let csr = Csr::open(&dir.join(Kind::Graph.file(name)), puzzle, m, &states)?;
+            let components = Components::open(&dir.join(Kind::Components.file(name)), &csr)?;
             let fingerprint =
                 distances_fingerprint(puzzle, sources, states.checksum(), csr.checksum());
-            let distances = Distances::open_with(&dir.join(files::distances(name)), fingerprint)?;
+            let distances =
+                Distances::open_with(&dir.join(Kind::Distances.file(name)), fingerprint)?;
             out.push(OpenMetric {
                 name: name.to_owned(),
                 csr,

@@ -207,3 +207,67 @@ fn a_toy_node_is_built_verified_kept_and_exported_with_no_other_edit() {
     let checks = pipeline::verify::verify(dir.path(), Some(&pipeline)).unwrap();
     assert!(checks.iter().all(|c| c.problem.is_none()), "{checks:?}");
 }
+
+/// The space's kinds of artifact, declared once ([`pipeline::space::Kind`]): the folder holds
+/// one file per node, each carrying the fingerprint the declaration computes from its inputs;
+/// an input that is gone makes every artifact downstream of it, and only those, not current.
+#[test]
+fn the_declared_kinds_expect_what_the_run_wrote_and_follow_their_inputs() {
+    use pipeline::space::{self, Kind};
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = pipeline();
+    run_pipeline(&pipeline, Some(dir.path()), &RunOptions::default()).unwrap();
+    let plan = pipeline.section.spaces();
+    let spec = &plan.spaces[0];
+    let sdir = space::dir(dir.path(), spec);
+    let id = spec.puzzle.space_id();
+    let names: Vec<String> = space::nodes(spec)
+        .iter()
+        .map(|&(kind, m)| kind.file(spec.puzzle.metrics()[m]))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "states.bin",
+            "graph-step.csr",
+            "components-step.bin",
+            "distances-step.bin"
+        ]
+    );
+    assert_eq!(space::artifact_names(&sdir, spec), names);
+    let expected = |out: &mut HashMap<String, Expected>| {
+        out.clear();
+        space::expected(&sdir, spec, out);
+    };
+    let mut out = HashMap::new();
+    expected(&mut out);
+    for name in &names {
+        let header = huarong_store::Artifact::peek_header(&sdir.join(name)).unwrap();
+        match &out[&format!("{id}/{name}")] {
+            Expected::Fingerprint(fp) => assert_eq!(*fp, header.fingerprint, "{name}"),
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+    let why = |out: &HashMap<String, Expected>, name: &str| match &out[&format!("{id}/{name}")] {
+        Expected::InputNotCurrent(why) => Some(why.clone()),
+        _ => None,
+    };
+    // Without the graph: its fingerprint is still known, those of its metric's components
+    // and distances are not.
+    std::fs::remove_file(sdir.join("graph-step.csr")).unwrap();
+    expected(&mut out);
+    assert_eq!(why(&out, "graph-step.csr"), None);
+    for name in ["components-step.bin", "distances-step.bin"] {
+        let why = why(&out, name).unwrap();
+        assert!(why.contains(&format!("{id}/graph-step.csr")), "{why}");
+    }
+    // Without the state table: nothing downstream of it is known either.
+    std::fs::remove_file(sdir.join("states.bin")).unwrap();
+    expected(&mut out);
+    assert_eq!(why(&out, "states.bin"), None);
+    for name in ["graph-step.csr", "distances-step.bin"] {
+        let why = why(&out, name).unwrap();
+        assert!(why.contains(&format!("{id}/states.bin")), "{why}");
+    }
+    assert_eq!(Kind::Distances.inputs(), [Kind::States, Kind::Graph]);
+}
