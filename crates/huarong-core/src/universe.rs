@@ -4,8 +4,11 @@
 //! *chunks* of about [`Universe::chunk_work`] ([`chunks`]), keeps each chunk's census as an
 //! artifact as soon as it is done (a killed run resumes from the chunks it finished), spreads
 //! the chunks over the processes of a timely run by their work ([`assign`]), and merges them
-//! into one census, which must cover every unit exactly once ([`Universe::coverage`]).
+//! into one census, which must cover every unit exactly once ([`Census::units`]). A census
+//! is the family's own type behind [`Census`]: the pipeline keeps and sends its bytes
+//! ([`Census::encode`], [`Universe::decode`]) and never looks inside.
 
+use std::any::Any;
 use std::ops::Range;
 
 use crate::{Fingerprint, Table};
@@ -76,23 +79,53 @@ pub trait Universe: Send + Sync + std::fmt::Debug {
         "work"
     }
 
-    /// The encoded census of exactly `units` (any order, no unit twice), on the rayon pool;
+    /// The census of exactly `units` (any order, no unit twice), on the rayon pool;
     /// `progress(work)` is called as each unit finishes, with its work.
-    fn run(&self, units: &[usize], progress: &(dyn Fn(u64) + Sync))
-    -> Result<Vec<u8>, CensusError>;
+    fn run(
+        &self,
+        units: &[usize],
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Box<dyn Census>, CensusError>;
 
-    /// The census of all `parts` together, the same bytes however the units were split;
+    /// The census of no unit (what merging starts from).
+    fn empty(&self) -> Box<dyn Census>;
+
+    /// Reads a census back from [`Census::encode`]'s bytes; [`CensusError::Corrupt`] if they
+    /// are not a census of this universe.
+    fn decode(&self, bytes: &[u8]) -> Result<Box<dyn Census>, CensusError>;
+
+    /// The census of all `parts` together, the same however the units were split;
     /// [`CensusError::Overlap`] if two parts count a unit.
-    fn merge(&self, parts: Vec<Vec<u8>>) -> Result<Vec<u8>, CensusError>;
+    fn merge(&self, parts: Vec<Box<dyn Census>>) -> Result<Box<dyn Census>, CensusError> {
+        let mut all = self.empty();
+        for part in parts {
+            all.merge(part)?;
+        }
+        Ok(all)
+    }
+}
 
-    /// The units a census counts, as sorted disjoint ranges.
-    fn coverage(&self, result: &[u8]) -> Result<Vec<Range<u64>>, CensusError>;
+/// A census of some units of a [`Universe`], in its family's own type.
+pub trait Census: Send + Sync + std::fmt::Debug {
+    /// Its bytes, which [`Universe::decode`] reads back: what is kept as an artifact and sent
+    /// between processes, the same however the units were split.
+    fn encode(&self) -> Vec<u8>;
 
-    /// The summary row of a result: `(column, value)`.
-    fn summary(&self, result: &[u8]) -> Result<Vec<(&'static str, u64)>, CensusError>;
+    /// The units it counts, as sorted disjoint ranges.
+    fn units(&self) -> Vec<Range<u64>>;
 
-    /// The Parquet tables of a result: `(file name, table)`.
-    fn tables(&self, result: &[u8]) -> Result<Vec<(String, Table)>, CensusError>;
+    /// Adds `other`'s units to it; [`CensusError::Overlap`] if both count a unit,
+    /// [`CensusError::Corrupt`] if `other` is another universe's.
+    fn merge(&mut self, other: Box<dyn Census>) -> Result<(), CensusError>;
+
+    /// Its summary row: `(column, value)`.
+    fn summary(&self) -> Vec<(&'static str, u64)>;
+
+    /// Its Parquet tables: `(file name, table)`.
+    fn tables(&self) -> Vec<(String, Table)>;
+
+    /// Itself, for [`Census::merge`] to take another census of its own type back.
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
 }
 
 /// The units cut into consecutive chunks of about `target` work each (at least one unit a

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use huarong_core::Outcome;
-use huarong_core::universe::{CensusError, Universe};
+use std::sync::Arc;
+
+use huarong_core::universe::{Census, CensusError, Universe};
 use huarong_store::{Artifact, StageError};
 
 use crate::run::{Engine, RunOptions, StageLog};
@@ -43,8 +45,8 @@ pub struct UniverseReport {
     pub log: StageLog,
     /// The artifact (`<id>/universe.bin`, relative to the output folder) and its checksum.
     pub artifact: (String, u64),
-    /// The encoded census (the artifact's payload).
-    pub result: Vec<u8>,
+    /// The census (the artifact's payload, read).
+    pub result: Arc<dyn Census>,
     /// Work per process of the run that built it (one entry on a local run, none if reused).
     pub work_per_process: Vec<u64>,
 }
@@ -244,9 +246,7 @@ pub fn sample(
         units: units.len(),
         work,
         seconds,
-        summary: universe
-            .summary(&result)
-            .map_err(|e| census_error(universe, e))?,
+        summary: result.summary(),
         total_work,
         projected_seconds: if work == 0 {
             0.0
@@ -325,7 +325,16 @@ pub fn run_universe(
     };
     let rebuilt = match reused {
         Ok(artifact) => {
-            return report(universe, opts, artifact, Outcome::Reused, t, Vec::new()).map(Some);
+            return report(
+                universe,
+                opts,
+                artifact,
+                None,
+                Outcome::Reused,
+                t,
+                Vec::new(),
+            )
+            .map(Some);
         }
         Err(outcome) => outcome,
     };
@@ -347,7 +356,7 @@ pub fn run_universe(
         ));
     }
     // This process's chunks: verified ones reused, the rest to do.
-    let mut parts: Vec<Option<Vec<u8>>> = vec![None; plan.chunks.len()];
+    let mut parts: Vec<Option<Box<dyn Census>>> = (0..plan.chunks.len()).map(|_| None).collect();
     let mut todo = Vec::new();
     for &i in &mine {
         let r = &plan.chunks[i];
@@ -356,7 +365,7 @@ pub fn run_universe(
             fingerprint: Some(chunk_fingerprint(fingerprint, r)),
         };
         match huarong_store::try_reuse(&dir.join(chunk_name(r)), expect, opts.force) {
-            Ok(a) => parts[i] = Some(a.section::<u8>(0).to_vec()),
+            Ok(a) => parts[i] = Some(universe.decode(a.section::<u8>(0)).map_err(failed)?),
             Err(_) => todo.push(i),
         }
     }
@@ -382,7 +391,7 @@ pub fn run_universe(
     for &i in &todo {
         let r = plan.chunks[i].clone();
         let units: Vec<usize> = r.clone().collect();
-        let bytes = universe
+        let census = universe
             .run(&units, &|w| {
                 let done = units_done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 bar.inc(w);
@@ -399,9 +408,9 @@ pub fn run_universe(
             CHUNK_KIND,
             chunk_fingerprint(fingerprint, &r),
             &id,
-            &bytes,
+            &census.encode(),
         )?;
-        parts[i] = Some(bytes);
+        parts[i] = Some(census);
     }
     bar.finish();
     let chunk_files: Vec<String> = mine
@@ -413,13 +422,21 @@ pub fn run_universe(
         .map_err(failed)?;
     let result = match &cluster {
         None => mine,
-        Some(c) => match dataflow::gather(c, mine)? {
+        // The processes' censuses sent as their bytes, read back and merged on process 0.
+        Some(c) => match dataflow::gather(c, mine.encode())? {
             None => return Ok(None),
-            Some(all) => universe.merge(all).map_err(failed)?,
+            Some(all) => {
+                let all = all
+                    .iter()
+                    .map(|bytes| universe.decode(bytes))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(failed)?;
+                universe.merge(all).map_err(failed)?
+            }
         },
     };
     // Every unit exactly once, or no census at all.
-    let covered = universe.coverage(&result).map_err(failed)?;
+    let covered = result.units();
     let all = 0..plan.work.len() as u64;
     if covered != [all.clone()] && !(covered.is_empty() && all.is_empty()) {
         return Err(StageError::Invalid(format!(
@@ -427,7 +444,13 @@ pub fn run_universe(
              nothing written"
         )));
     }
-    let header = write_census(&path, space::UNIVERSE_KIND, fingerprint, &id, &result)?;
+    let header = write_census(
+        &path,
+        space::UNIVERSE_KIND,
+        fingerprint,
+        &id,
+        &result.encode(),
+    )?;
     let artifact = Artifact::open_written(&path, &header)?;
     // The chunks are merged: the folder holds the census alone, as a fresh run's does.
     for file in chunk_files {
@@ -441,7 +464,7 @@ pub fn run_universe(
             _ => {}
         }
     }
-    report(universe, opts, artifact, rebuilt, t, load).map(Some)
+    report(universe, opts, artifact, Some(result), rebuilt, t, load).map(Some)
 }
 
 /// Writes a census (or a chunk of one) as an artifact of one byte section.
@@ -463,22 +486,28 @@ fn write_census(
     Ok(w.finish()?)
 }
 
+/// The report of a universe's census kept in `artifact`: `census` as the run merged it, or
+/// (`None`: reused) read back from the artifact.
 fn report(
     universe: &dyn Universe,
     opts: &RunOptions,
     artifact: Artifact,
+    census: Option<Box<dyn Census>>,
     outcome: Outcome,
     started: Instant,
     work_per_process: Vec<u64>,
 ) -> Result<UniverseReport, StageError> {
     let id = universe.id();
+    let result = match census {
+        Some(c) => c,
+        None => universe
+            .decode(artifact.section::<u8>(0))
+            .map_err(|e| census_error(universe, e))?,
+    };
     let seconds = started.elapsed().as_secs_f64();
     opts.reporter.stage(&id, "census", seconds, &outcome);
-    let result = artifact.section::<u8>(0).to_vec();
     Ok(UniverseReport {
-        summary: universe
-            .summary(&result)
-            .map_err(|e| census_error(universe, e))?,
+        summary: result.summary(),
         artifact: (
             format!("{id}/{}", files::UNIVERSE),
             artifact.header().checksum,
@@ -489,7 +518,7 @@ fn report(
             outcome,
             seconds,
         },
-        result,
+        result: Arc::from(result),
         work_per_process,
     })
 }

@@ -130,7 +130,6 @@ pub fn summary(spaces: &[&SpaceReport], columns: &[(&'static str, Value)]) -> Ta
 /// no spaces, else `universes.parquet`: `universe` and the family's counts), then each one's
 /// own tables (two universes may not write the same file).
 pub fn universes(
-    universes: &[Box<dyn huarong_core::Universe>],
     reports: &[crate::run::UniverseReport],
     as_summary: bool,
 ) -> Result<Vec<(String, Table)>, StageError> {
@@ -152,13 +151,8 @@ pub fn universes(
         "universes.parquet"
     };
     let mut out = vec![(name.to_owned(), summary)];
-    for (u, report) in universes.iter().zip(reports) {
-        let tables = u
-            .tables(&report.result)
-            .map_err(|source| StageError::Census {
-                id: report.id.clone(),
-                source,
-            })?;
+    for report in reports {
+        let tables = report.result.tables();
         for (file, table) in tables {
             if out.iter().any(|(f, _)| *f == file) {
                 return Err(invalid(format!("two universes write {file}")));

@@ -234,10 +234,6 @@ impl Work for Censuses {
         if reports.is_empty() {
             return Ok(Vec::new());
         }
-        Ok(tables::universes(
-            &plan.universes,
-            reports,
-            plan.spaces.is_empty(),
-        )?)
+        Ok(tables::universes(reports, plan.spaces.is_empty())?)
     }
 }

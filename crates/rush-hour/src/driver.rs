@@ -134,8 +134,22 @@ impl RushUniverse {
     }
 }
 
-fn decode(bytes: &[u8]) -> Result<Census, CensusError> {
-    Census::decode(bytes).ok_or_else(|| CensusError::Corrupt("not a Rush Hour census".into()))
+/// A census of one universe's classes, with the board it counts (for its summary row).
+#[derive(Debug)]
+struct BoardCensus {
+    size: usize,
+    max_walls: usize,
+    census: Census,
+}
+
+impl RushUniverse {
+    fn census(&self, census: Census) -> Box<dyn huarong_core::universe::Census> {
+        Box::new(BoardCensus {
+            size: self.size,
+            max_walls: self.max_walls,
+            census,
+        })
+    }
 }
 
 fn refused(e: crate::UniverseError) -> CensusError {
@@ -181,29 +195,53 @@ impl huarong_core::Universe for RushUniverse {
         &self,
         units: &[usize],
         progress: &(dyn Fn(u64) + Sync),
-    ) -> Result<Vec<u8>, CensusError> {
+    ) -> Result<Box<dyn huarong_core::universe::Census>, CensusError> {
         let census = self
             .universe()
             .census_of(units, progress)
             .map_err(refused)?;
-        Ok(census.encode())
+        Ok(self.census(census))
     }
 
-    fn merge(&self, parts: Vec<Vec<u8>>) -> Result<Vec<u8>, CensusError> {
-        let mut all = Census::default();
-        for p in parts {
-            all = all.merge(decode(&p)?).map_err(refused)?;
-        }
-        Ok(all.encode())
+    fn empty(&self) -> Box<dyn huarong_core::universe::Census> {
+        self.census(Census::default())
     }
 
-    fn coverage(&self, result: &[u8]) -> Result<Vec<std::ops::Range<u64>>, CensusError> {
-        Ok(decode(result)?.units)
+    fn decode(&self, bytes: &[u8]) -> Result<Box<dyn huarong_core::universe::Census>, CensusError> {
+        let census = Census::decode(bytes)
+            .ok_or_else(|| CensusError::Corrupt("not a Rush Hour census".into()))?;
+        Ok(self.census(census))
+    }
+}
+
+impl huarong_core::universe::Census for BoardCensus {
+    fn encode(&self) -> Vec<u8> {
+        self.census.encode()
     }
 
-    fn summary(&self, result: &[u8]) -> Result<Vec<(&'static str, u64)>, CensusError> {
-        let c = decode(result)?;
-        Ok(vec![
+    fn units(&self) -> Vec<std::ops::Range<u64>> {
+        self.census.units.clone()
+    }
+
+    fn merge(&mut self, other: Box<dyn huarong_core::universe::Census>) -> Result<(), CensusError> {
+        let other = other
+            .into_any()
+            .downcast::<BoardCensus>()
+            .ok()
+            .filter(|o| (o.size, o.max_walls) == (self.size, self.max_walls))
+            .ok_or_else(|| CensusError::Corrupt("another universe's census".into()))?;
+        let mine = std::mem::take(&mut self.census);
+        self.census = mine.merge(other.census).map_err(refused)?;
+        Ok(())
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+
+    fn summary(&self) -> Vec<(&'static str, u64)> {
+        let c = &self.census;
+        vec![
             ("size", self.size as u64),
             ("max_walls", self.max_walls as u64),
             ("classes", c.classes),
@@ -212,11 +250,11 @@ impl huarong_core::Universe for RushUniverse {
             ("solvable_clusters", c.solvable_clusters),
             ("minimal_puzzles", c.puzzles.len() as u64),
             ("max_moves", c.puzzles.first().map_or(0, |p| p.moves as u64)),
-        ])
+        ]
     }
 
-    fn tables(&self, result: &[u8]) -> Result<Vec<(String, Table)>, CensusError> {
-        let c = decode(result)?;
+    fn tables(&self) -> Vec<(String, Table)> {
+        let c = &self.census;
         let puzzles = Table::new()
             .u32("moves", c.puzzles.iter().map(|p| p.moves).collect())
             .str("board", c.puzzles.iter().map(|p| p.board.clone()).collect())
@@ -241,10 +279,10 @@ impl huarong_core::Universe for RushUniverse {
                 "layouts",
                 (0..rows).map(|i| at(&c.layouts_by_distance, i)).collect(),
             );
-        Ok(vec![
+        vec![
             ("rush_puzzles.parquet".into(), puzzles),
             ("rush_moves.parquet".into(), moves),
-        ])
+        ]
     }
 }
 
@@ -286,5 +324,52 @@ impl Solver for BoardSolver {
             puzzle: Some((&path, &file)),
             goal: request.goal,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use huarong_core::Universe as _;
+
+    fn universe(max_walls: usize) -> RushUniverse {
+        RushUniverse {
+            size: 4,
+            max_walls,
+            chunk_layouts: 1 << 20,
+            classes: OnceLock::new(),
+        }
+    }
+
+    /// The census behind the seam: its bytes read back are itself, parts merge into the
+    /// whole, a class counted twice or another universe's census is an error.
+    #[test]
+    fn censuses_merge_and_read_back_through_the_seam() {
+        let u = universe(1);
+        let units: Vec<usize> = (0..u.units()).collect();
+        let whole = u.run(&units, &|_| {}).unwrap();
+        let (even, odd): (Vec<usize>, Vec<usize>) = units.iter().partition(|&&k| k % 2 == 0);
+        let parts = vec![
+            u.run(&odd, &|_| {}).unwrap(),
+            u.decode(&u.run(&even, &|_| {}).unwrap().encode()).unwrap(),
+        ];
+        let merged = u.merge(parts).unwrap();
+        assert_eq!(merged.encode(), whole.encode());
+        assert_eq!(merged.units(), [0..u.units() as u64]);
+        assert_eq!(merged.summary(), whole.summary());
+        let mut twice = u.run(&[0, 1], &|_| {}).unwrap();
+        assert!(matches!(
+            twice.merge(u.run(&[1], &|_| {}).unwrap()),
+            Err(CensusError::Overlap(r)) if r == (1..2)
+        ));
+        let mut mine = u.empty();
+        assert!(matches!(
+            mine.merge(universe(0).empty()),
+            Err(CensusError::Corrupt(_))
+        ));
+        assert!(matches!(
+            u.decode(b"no census"),
+            Err(CensusError::Corrupt(_))
+        ));
     }
 }

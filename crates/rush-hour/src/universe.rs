@@ -66,6 +66,38 @@ fn add(into: &mut Vec<u64>, from: &[u64]) {
     }
 }
 
+/// The database order: most moves first, then by board.
+fn database_order(a: &Puzzle, b: &Puzzle) -> std::cmp::Ordering {
+    b.moves.cmp(&a.moves).then_with(|| a.board.cmp(&b.board))
+}
+
+/// Both lists in [`database_order`] (each sorted first unless it is), `a`'s first among equals
+/// — what sorting them one after the other would give, in linear time once they are sorted:
+/// merging the chunks of a universe does not sort its millions of puzzles again each time.
+fn merge_sorted(mut a: Vec<Puzzle>, mut b: Vec<Puzzle>) -> Vec<Puzzle> {
+    for v in [&mut a, &mut b] {
+        if !v.is_sorted_by(|x, y| database_order(x, y).is_le()) {
+            v.sort_by(database_order);
+        }
+    }
+    if b.is_empty() {
+        return a;
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+        let next = if database_order(y, x).is_lt() {
+            b.next()
+        } else {
+            a.next()
+        };
+        out.extend(next);
+    }
+    out.extend(a);
+    out.extend(b);
+    out
+}
+
 impl Census {
     /// The census of both sets of classes; an error if both count a unit.
     pub fn merge(self, other: Census) -> Result<Census, UniverseError> {
@@ -84,9 +116,7 @@ impl Census {
         self.solvable_clusters += other.solvable_clusters;
         add(&mut self.clusters_by_moves, &other.clusters_by_moves);
         add(&mut self.layouts_by_distance, &other.layouts_by_distance);
-        self.puzzles.extend(other.puzzles);
-        self.puzzles
-            .sort_by(|a, b| b.moves.cmp(&a.moves).then_with(|| a.board.cmp(&b.board)));
+        self.puzzles = merge_sorted(std::mem::take(&mut self.puzzles), other.puzzles);
         self
     }
 
@@ -756,6 +786,33 @@ fn minimal(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Merging two lists gives what sorting them one after the other gives (a stable
+        /// sort: `a`'s first among equals), sorted or not.
+        #[test]
+        fn merging_puzzle_lists_is_sorting_them_together(
+            a in proptest::collection::vec((0u32..4, "[AB.]{2}", 0u64..3), 0..12),
+            b in proptest::collection::vec((0u32..4, "[AB.]{2}", 0u64..3), 0..12),
+            sort_a: bool,
+        ) {
+            let rows = |v: Vec<(u32, String, u64)>| -> Vec<Puzzle> {
+                v.into_iter()
+                    .map(|(moves, board, cluster_size)| Puzzle { moves, board, cluster_size })
+                    .collect()
+            };
+            let (mut a, b) = (rows(a), rows(b));
+            if sort_a {
+                a.sort_by(database_order);
+            }
+            // What the merge did before: both lists one after the other, sorted (stably).
+            let mut plain = a.clone();
+            plain.extend(b.clone());
+            plain.sort_by(database_order);
+            prop_assert_eq!(merge_sorted(a, b), plain);
+        }
+    }
 
     /// Every `every`-th class of the `n × n` universe with at most `walls` walls.
     fn sample(n: usize, walls: usize, every: usize) -> (Universe, Vec<usize>) {
