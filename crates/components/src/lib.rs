@@ -860,8 +860,9 @@ mod tests {
             code.to_string()
         }
         fn parameters(&self, _: &mut huarong_core::Fingerprint) {}
-        fn parse(&self, text: &str) -> Result<u64, String> {
-            text.parse().map_err(|_| format!("{text:?} is not a state"))
+        fn parse(&self, text: &str) -> Result<u64, huarong_core::InputError> {
+            text.parse()
+                .map_err(|_| format!("{text:?} is not a state").into())
         }
     }
 

@@ -26,7 +26,7 @@ use crate::{Puzzle, UNREACHABLE};
 
 /// A contest judge: the whole judge input in, the exact judge output out; an error names the
 /// case and line.
-pub type Judge = fn(&str) -> Result<String, String>;
+pub type Judge = fn(&str) -> Result<String, crate::InputError>;
 
 /// Most `farthest` records per space and metric (the summary counts them all).
 pub const FARTHEST_CAP: usize = 100;
@@ -112,9 +112,10 @@ impl Families {
         solvers.sort_by_key(|(name, _)| *name);
         let readers: Vec<_> = solvers.iter().filter(|(_, s)| s.accepts(request)).collect();
         match readers[..] {
-            [&(family, solver)] => solver
-                .instance(request)
-                .map_err(|message| RequestError::Invalid { family, message }),
+            [&(family, solver)] => solver.instance(request).map_err(|e| RequestError::Invalid {
+                family,
+                message: e.0,
+            }),
             [] => Err(RequestError::Unread {
                 reads: solvers.iter().map(|(f, s)| (*f, s.reads())).collect(),
             }),
@@ -183,7 +184,7 @@ pub trait Solver: Send + Sync {
     fn reads(&self) -> &'static str;
 
     /// The position `request` names, or what is wrong with it (row, column, piece).
-    fn instance(&self, request: &SolveRequest<'_>) -> Result<Box<dyn Instance>, String>;
+    fn instance(&self, request: &SolveRequest<'_>) -> Result<Box<dyn Instance>, crate::InputError>;
 
     /// Named positions a player can pick (name, position as [`SolveRequest::position`] reads
     /// it), e.g. the classic Huarong Dao layouts.
@@ -666,9 +667,10 @@ impl<'a> SectionInput<'a> {
 
     /// The section as `T` (a serde config, usually with `deny_unknown_fields`). The error
     /// quotes the offending line of the pipeline file.
-    pub fn deserialize<T: DeserializeOwned>(&self) -> Result<T, String> {
+    pub fn deserialize<T: DeserializeOwned>(&self) -> Result<T, SectionError> {
         use toml::de::{DeTable, ValueDeserializer};
-        let doc = DeTable::parse(self.document).map_err(|e| e.to_string())?;
+        let doc =
+            DeTable::parse(self.document).map_err(|e| SectionError::Invalid(e.to_string()))?;
         let value = doc
             .into_inner()
             .into_iter()
@@ -677,7 +679,7 @@ impl<'a> SectionInput<'a> {
             .ok_or_else(|| format!("no [{}] section", self.name))?;
         T::deserialize(ValueDeserializer::from(value)).map_err(|mut e| {
             e.set_input(Some(self.document));
-            e.to_string().trim_end().to_owned()
+            SectionError::Invalid(e.to_string().trim_end().to_owned())
         })
     }
 
@@ -701,10 +703,12 @@ impl<'a> SectionInput<'a> {
 
 /// A pipeline list (`what`, e.g. `[huarong] metrics`) that names an item twice is a mistake
 /// (a typo for another item, most often), not a request to build it twice: an error naming it.
-pub fn no_repeats<T: PartialEq + fmt::Debug>(what: &str, items: &[T]) -> Result<(), String> {
+pub fn no_repeats<T: PartialEq + fmt::Debug>(what: &str, items: &[T]) -> Result<(), SectionError> {
     for (i, x) in items.iter().enumerate() {
         if items[..i].contains(x) {
-            return Err(format!("{what}: {x:?} is listed twice"));
+            return Err(SectionError::Invalid(format!(
+                "{what}: {x:?} is listed twice"
+            )));
         }
     }
     Ok(())

@@ -37,3 +37,28 @@ impl ErrorKind {
         }
     }
 }
+
+/// Input that is wrong — a position, a puzzle file, a solve request — with a message saying
+/// where (line, cell, piece). Its kind is always [`ErrorKind::Invalid`]: what a family's
+/// notation reader ([`crate::Puzzle::parse`], [`crate::driver::Solver::instance`]) returns.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InputError(pub String);
+
+impl InputError {
+    pub fn kind(&self) -> ErrorKind {
+        ErrorKind::Invalid
+    }
+}
+
+impl From<String> for InputError {
+    fn from(message: String) -> Self {
+        InputError(message)
+    }
+}
+
+impl From<&str> for InputError {
+    fn from(message: &str) -> Self {
+        InputError(message.to_owned())
+    }
+}

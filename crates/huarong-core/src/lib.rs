@@ -16,7 +16,7 @@ pub mod table;
 pub mod universe;
 
 pub use abstraction::Abstraction;
-pub use failure::ErrorKind;
+pub use failure::{ErrorKind, InputError};
 pub use fingerprint::Fingerprint;
 pub use progress::{Bar, Outcome, Progress, Report, Reporter};
 pub use puzzle::{

@@ -161,7 +161,7 @@ pub trait Puzzle: Sync + Send {
 
     /// The code of a state written as [`Puzzle::render`] writes it; an error names what is
     /// wrong (or that the position is not in this space).
-    fn parse(&self, text: &str) -> Result<u64, String>;
+    fn parse(&self, text: &str) -> Result<u64, crate::InputError>;
 
     /// Where distances are measured from.
     fn distance_sources(&self) -> DistanceSources {

@@ -502,7 +502,7 @@ impl huarong_core::driver::Solver for LayoutSolver {
     fn instance(
         &self,
         request: &huarong_core::driver::SolveRequest<'_>,
-    ) -> Result<Box<dyn huarong_core::driver::Instance>, String> {
+    ) -> Result<Box<dyn huarong_core::driver::Instance>, huarong_core::InputError> {
         let text = request.position.unwrap_or_default();
         let parsed = crate::codes::read_layout(text)?;
         if let Some(goal) = request.goal {

@@ -327,11 +327,11 @@ impl Puzzle for Unlabeled {
         notation::render(&Board::from_code(code, self.set).expect("valid code"))
     }
 
-    fn parse(&self, text: &str) -> Result<u64, String> {
+    fn parse(&self, text: &str) -> Result<u64, huarong_core::InputError> {
         let parsed = notation::parse(text).map_err(|e| e.to_string())?;
         let set = parsed.board.piece_set();
         if set != self.set {
-            return Err(format!("piece set {set}, not this space's {}", self.set));
+            return Err(format!("piece set {set}, not this space's {}", self.set).into());
         }
         Ok(parsed.board.code())
     }
@@ -613,14 +613,11 @@ impl Puzzle for Labeled {
         notation::render_labeled(&self.board_of(code).expect("valid code"))
     }
 
-    fn parse(&self, text: &str) -> Result<u64, String> {
+    fn parse(&self, text: &str) -> Result<u64, huarong_core::InputError> {
         let parsed = notation::parse(text).map_err(|e| e.to_string())?;
         let set = parsed.board.piece_set();
         if set != self.base.set {
-            return Err(format!(
-                "piece set {set}, not this space's {}",
-                self.base.set
-            ));
+            return Err(format!("piece set {set}, not this space's {}", self.base.set).into());
         }
         if !parsed.labeled {
             return Err(

@@ -315,7 +315,7 @@ impl Puzzle for OmniGravity {
         self.board.render(code)
     }
 
-    fn parse(&self, text: &str) -> Result<u64, String> {
+    fn parse(&self, text: &str) -> Result<u64, huarong_core::InputError> {
         let board = Board::parse(text).map_err(|e| e.to_string())?;
         if board.obstacles != self.board.obstacles {
             return Err("the obstacles differ from this space's board".into());

@@ -312,7 +312,10 @@ impl Solver for BoardSolver {
          empty, 'x' a wall, A the red car, e.g. IBBx..I..LDDJAAL..J.KEEMFFK..MGGHHHM)"
     }
 
-    fn instance(&self, request: &SolveRequest<'_>) -> Result<Box<dyn Instance>, String> {
+    fn instance(
+        &self,
+        request: &SolveRequest<'_>,
+    ) -> Result<Box<dyn Instance>, huarong_core::InputError> {
         let text = request.position.unwrap_or_default();
         let board =
             crate::Board::parse(text).map_err(|e| format!("Rush Hour board {text:?}: {e}"))?;

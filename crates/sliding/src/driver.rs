@@ -97,7 +97,7 @@ fn patterns_of(board: &TileBoard, groups: &Groups) -> Result<Vec<Pattern>, Strin
         Groups::Listed(g) => g.clone(),
         Groups::Default(_) => board.default_groups(),
     };
-    huarong_core::driver::no_repeats("groups", &letters)?;
+    huarong_core::driver::no_repeats("groups", &letters).map_err(|e| e.to_string())?;
     let mut used: Vec<u8> = Vec::new();
     let mut out = Vec::new();
     for g in &letters {
@@ -382,7 +382,10 @@ impl Solver for PuzzleFileSolver {
         "a puzzle file (--puzzle puzzles/NAME.toml), and optionally a position of it"
     }
 
-    fn instance(&self, request: &SolveRequest<'_>) -> Result<Box<dyn Instance>, String> {
+    fn instance(
+        &self,
+        request: &SolveRequest<'_>,
+    ) -> Result<Box<dyn Instance>, huarong_core::InputError> {
         let (path, text) = request.puzzle.unwrap_or_default();
         let puzzle = match read_puzzle_file(path, text)? {
             PuzzleFile::Sliding(p) => p,

@@ -211,8 +211,8 @@ impl Puzzle for SlidingPuzzle {
         self.rows_of(code).join("/")
     }
 
-    fn parse(&self, text: &str) -> Result<u64, String> {
-        self.position(text)
+    fn parse(&self, text: &str) -> Result<u64, huarong_core::InputError> {
+        Ok(self.position(text)?)
     }
 
     fn distance_sources(&self) -> DistanceSources {

@@ -832,10 +832,10 @@ impl Puzzle for Tiles {
         self.puzzle.render(self.to_sliding(code))
     }
 
-    fn parse(&self, text: &str) -> Result<u64, String> {
+    fn parse(&self, text: &str) -> Result<u64, huarong_core::InputError> {
         let code = self.puzzle.parse(text)?;
         self.from_sliding(code)
-            .ok_or_else(|| "not reachable from the board: two tiles are swapped".to_owned())
+            .ok_or_else(|| "not reachable from the board: two tiles are swapped".into())
     }
 
     fn distance_sources(&self) -> DistanceSources {

@@ -52,7 +52,7 @@ impl Driver for SolitaireDriver {
     }
 
     fn judge(&self) -> Option<Judge> {
-        Some(|input| crate::judge::run(input).map_err(|e| e.to_string()))
+        Some(|input| crate::judge::run(input).map_err(|e| e.to_string().into()))
     }
 }
 

@@ -271,8 +271,8 @@ impl Puzzle for Solitaire {
         render(code)
     }
 
-    fn parse(&self, text: &str) -> Result<u64, String> {
-        parse(text).map_err(|e| e.to_string())
+    fn parse(&self, text: &str) -> Result<u64, huarong_core::InputError> {
+        parse(text).map_err(|e| e.to_string().into())
     }
 
     fn distance_sources(&self) -> DistanceSources {

@@ -102,7 +102,7 @@ impl Driver for SquareDestroyerDriver {
     }
 
     fn judge(&self) -> Option<Judge> {
-        Some(|input| crate::judge::run(input).map_err(|e| e.to_string()))
+        Some(|input| crate::judge::run(input).map_err(|e| e.to_string().into()))
     }
 }
 

@@ -295,7 +295,7 @@ impl Puzzle for SquareDestroyer {
         self.grid.render(code)
     }
 
-    fn parse(&self, text: &str) -> Result<u64, String> {
+    fn parse(&self, text: &str) -> Result<u64, huarong_core::InputError> {
         let present = self.grid.parse(text)?;
         Ok(self.state_of(present))
     }
