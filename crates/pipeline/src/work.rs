@@ -81,6 +81,17 @@ impl Done {
         }
     }
 
+    /// What a kind of work made whose report is a list of items, each with its id and its one
+    /// artifact (path relative to the output folder, checksum).
+    pub fn of_items<R: Any + Send + Sync + std::fmt::Debug>(
+        items: Vec<R>,
+        of: impl Fn(&R) -> (&String, &(String, u64)),
+    ) -> Self {
+        let checksums = items.iter().map(|r| (of(r).0.clone(), of(r).1.1)).collect();
+        let artifacts = items.iter().map(|r| of(r).1.0.clone()).collect();
+        Done::new(checksums, artifacts, items)
+    }
+
     /// Nothing made (a follower's share, or no such work in the plan).
     pub fn nothing() -> Self {
         Done::new(Vec::new(), Vec::new(), ())
@@ -161,14 +172,7 @@ impl Work for Patterns {
             .iter()
             .map(|a| run::run_pattern(a.as_ref(), output, opts))
             .collect::<Result<Vec<PatternReport>, _>>()?;
-        Ok(Done::new(
-            reports
-                .iter()
-                .map(|p| (p.id.clone(), p.artifact.1))
-                .collect(),
-            reports.iter().map(|p| p.artifact.0.clone()).collect(),
-            reports,
-        ))
+        Ok(Done::of_items(reports, |p| (&p.id, &p.artifact)))
     }
 
     fn on_disk(&self, plan: &Plan, output: &Path) -> Result<Vec<(String, u64)>, StageError> {
@@ -215,14 +219,7 @@ impl Work for Censuses {
             // `None` on a follower: its share went to process 0.
             reports.extend(run::run_universe(u.as_ref(), output, opts)?);
         }
-        Ok(Done::new(
-            reports
-                .iter()
-                .map(|u| (u.id.clone(), u.artifact.1))
-                .collect(),
-            reports.iter().map(|u| u.artifact.0.clone()).collect(),
-            reports,
-        ))
+        Ok(Done::of_items(reports, |u| (&u.id, &u.artifact)))
     }
 
     fn on_disk(&self, plan: &Plan, output: &Path) -> Result<Vec<(String, u64)>, StageError> {
