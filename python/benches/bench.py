@@ -11,7 +11,7 @@ It runs the pipelines it needs into a temporary folder with the release binary
   (a process per call, median of N) as the baseline;
 * `Outputs(folder).distances("h1v4s4-labeled", "piece")` of the main job's 37,946,880 labeled
   positions — the first call of a process (its artifact verified: 76 MB hashed) and later calls
-  (verified once per process), medians of N fresh processes.
+  (verified once per `Outputs`), medians of N fresh processes.
 """
 
 import argparse
