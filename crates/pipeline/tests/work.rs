@@ -271,3 +271,42 @@ fn the_declared_kinds_expect_what_the_run_wrote_and_follow_their_inputs() {
     }
     assert_eq!(Kind::Distances.inputs(), [Kind::States, Kind::Graph]);
 }
+
+/// The files and checksums a run hands the export in memory are what the folder's headers say:
+/// whole tables, a metric's components stored as a reference to another metric's, and the
+/// same after a rerun that reuses everything.
+#[test]
+fn the_run_lists_its_artifacts_as_the_folder_holds_them() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(root.join("tests/pipelines/labeled-small.toml")).unwrap();
+    let read = |f: &str| std::fs::read_to_string(f);
+    let pipeline = Pipeline::parse_with(registry::families(), &text, &read).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let plan = pipeline.section.spaces();
+    for round in ["built", "reused"] {
+        let report = run_pipeline(&pipeline, Some(dir.path()), &RunOptions::default()).unwrap();
+        let summary: Vec<_> = plan.spaces.iter().filter(|s| s.summary).collect();
+        assert_eq!(report.spaces.len(), summary.len());
+        for (spec, space) in summary.into_iter().zip(&report.spaces) {
+            let sdir = pipeline::space::dir(dir.path(), spec);
+            let on_disk = pipeline::space::artifacts(&sdir, spec).unwrap();
+            assert_eq!(space.artifacts, on_disk, "{round}: {}", space.space_id);
+            // Three metrics, one table of components: the other two are references to it (the
+            // same small payload, so the same checksum; whole copies would all share the
+            // table's).
+            let components: Vec<u64> = on_disk
+                .iter()
+                .filter(|(name, _)| name.starts_with("components-"))
+                .map(|(_, checksum)| *checksum)
+                .collect();
+            assert_eq!(components.len(), 3);
+            assert!(components[0] != components[1] && components[1] == components[2]);
+        }
+        let expected = if round == "built" {
+            Outcome::Built
+        } else {
+            Outcome::Reused
+        };
+        assert_eq!(report.export_outcome, expected);
+    }
+}
