@@ -49,8 +49,9 @@ pub mod files {
     pub const UNIVERSE: &str = "universe.bin";
 }
 
-/// A kind of artifact of a space, declared once: the file names, the fingerprint chain, the
-/// listing, the disk a run needs and the opener all walk [`Kind::ALL`].
+/// A kind of artifact of a space, declared once: the listing, the fingerprint chain, the disk
+/// a run needs and the readers' presence check walk [`Kind::ALL`]; the opener takes each kind's
+/// file name from it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
     /// The state table (one for every metric).

@@ -8,11 +8,10 @@
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use huarong_core::Outcome;
-use std::sync::Arc;
-
 use huarong_core::universe::{Census, CensusError, Universe};
 use huarong_store::{Artifact, StageError};
 
