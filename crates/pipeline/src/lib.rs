@@ -274,7 +274,7 @@ pub fn sample(
 }
 
 /// Refuses, before any work, a space whose size is known to exceed what a dense `u32` index
-/// holds or the run's bound on states (`bound`, sized to the machine's memory by default).
+/// holds or the run's bound on states (`bound`, sized to the memory available by default).
 fn check_fits(plan: &Plan, bound: u64) -> Result<(), PipelineError> {
     for spec in &plan.spaces {
         let Some(n) = spec.puzzle.size_hint() else {

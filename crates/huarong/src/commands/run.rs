@@ -62,7 +62,7 @@ pub struct Args {
     hostfile: Option<PathBuf>,
     /// Most states a space may have: a larger one is refused before any work, an explored one
     /// stops when it passes the bound (default: the pipeline's `max_states`, else what fits
-    /// this machine's memory).
+    /// three quarters of the memory available when the run starts).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_states: Option<u64>,
     /// When another run is writing the output folder, wait at most this many seconds for it
