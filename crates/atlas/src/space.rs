@@ -491,6 +491,19 @@ impl OpenSpace {
         })
     }
 
+    /// Its files in its folder with their checksums, in [`artifact_names`]' order, from the
+    /// artifacts themselves (no header read again): what the export's fingerprint and prune
+    /// take from a run.
+    pub fn listed(&self) -> Vec<(String, u64)> {
+        let mut out = vec![self.states.artifact().listed()];
+        for m in &self.metrics {
+            out.push(m.csr.artifact().listed());
+            out.extend(m.components.listed());
+            out.extend(m.distances.listed());
+        }
+        out
+    }
+
     /// The space as plain slices, for a family's answers, records and tables.
     pub fn view<'a>(&'a self, spec: &'a SpaceSpec, index: usize) -> SpaceView<'a> {
         SpaceView {

@@ -345,10 +345,6 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
     let state_count = states.len() as u64;
     // The followers of a multi-process run hold no whole tables: nothing to hand on.
     let complete = opened.len() == metrics.len();
-    let artifacts = match complete {
-        true => listed(&states, opened.iter().map(|(_, o)| o)),
-        false => Vec::new(),
-    };
     let open = complete.then(|| {
         Arc::new(space::OpenSpace {
             dir: dir.to_owned(),
@@ -356,6 +352,7 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
             metrics: opened.into_iter().map(|(_, o)| o).collect(),
         })
     });
+    let artifacts = open.as_ref().map_or_else(Vec::new, |o| o.listed());
     Ok(SpaceReport {
         puzzle: puzzle.name().to_owned(),
         space_id: space_id.clone(),
@@ -389,21 +386,6 @@ fn open_metric(
         components,
         distances,
     }
-}
-
-/// The files of a space's artifacts in its folder with their checksums, in
-/// [`space::artifact_names`]' order, from the artifacts themselves (no header read again).
-fn listed<'a>(
-    states: &StateTable,
-    metrics: impl Iterator<Item = &'a space::OpenMetric>,
-) -> Vec<(String, u64)> {
-    let mut out = vec![states.artifact().listed()];
-    for m in metrics {
-        out.push(m.csr.artifact().listed());
-        out.extend(m.components.listed());
-        out.extend(m.distances.listed());
-    }
-    out
 }
 
 /// Components and distances of one metric, each written whole by this process (on the local
