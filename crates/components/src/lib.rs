@@ -9,7 +9,7 @@
 //!
 //! The artifact has two sections: the component id of every state (`u32`) and the size of every
 //! component (`u64`); a table of one component leaves the ids out (every id is 0). A metric whose
-//! components are another metric's ([`huarong_core::Puzzle::same_components_as`]) stores no
+//! components are another metric's ([`huarong_core::IndexedMoves::same_components_as`]) stores no
 //! table at all, only which table of the same folder it is (two more sections: that table's
 //! fingerprint and payload checksum, and its file name), and reads as that table.
 
@@ -274,7 +274,7 @@ pub fn run(
 
 /// Writes (or reuses) the components of `csr` at `path` as a copy of `from`, the table of
 /// another metric of the same space whose graph has the same connected components
-/// ([`huarong_core::Puzzle::same_components_as`]): the same bytes a union-find would give.
+/// ([`huarong_core::IndexedMoves::same_components_as`]): the same bytes a union-find would give.
 pub fn run_copying(
     csr: &Csr,
     from: &Components,
@@ -932,7 +932,7 @@ mod tests {
         }
     }
 
-    /// What `Puzzle::same_components_as` claims for Huarong Dao: the three metrics' graphs
+    /// What `IndexedMoves::same_components_as` claims for Huarong Dao: the three metrics' graphs
     /// have the same components, on several unlabeled piece sets and a labeled one.
     #[test]
     fn huarong_daos_three_metrics_have_the_same_components() {
@@ -954,7 +954,10 @@ mod tests {
         for p in &spaces {
             let step = table(p.as_ref(), 0);
             for m in 1..3 {
-                assert_eq!(p.same_components_as(m), 0);
+                assert_eq!(
+                    huarong_core::indexed_moves(p.as_ref()).same_components_as(m),
+                    0
+                );
                 assert_eq!(table(p.as_ref(), m), step, "{} metric {m}", p.space_id());
             }
         }

@@ -13,7 +13,7 @@
 //! Spaces up to 4M states (`ONE_PASS_STATES`) are built in one parallel pass: each chunk of states
 //! keeps its sorted neighbour lists in memory, then the offsets are laid out and every chunk is
 //! written in place. An undirected puzzle whose ranks follow its codes
-//! ([`Puzzle::ranks_above`]) is asked only for the neighbours above each state, and the rows
+//! ([`IndexedMoves::ranks_above`]) is asked only for the neighbours above each state, and the rows
 //! are completed by those lists' mirror images: every edge is ranked once, not twice. Larger
 //! spaces take two parallel passes over the states, holding nothing graph-sized: count the
 //! neighbours (to lay out the offsets), then generate them again straight into their place in
@@ -48,7 +48,7 @@ use rayon::prelude::*;
 
 /// Artifact kind of move graphs.
 pub const KIND: &str = "csr";
-/// Version 3: covers ([`Puzzle::cover`]); 2: `u32` offsets while the arcs fit, graphs the
+/// Version 3: covers ([`IndexedMoves::cover`]); 2: `u32` offsets while the arcs fit, graphs the
 /// later stages regenerate.
 const VERSION: u32 = 3;
 const CHUNK: usize = 1 << 14;
@@ -79,7 +79,7 @@ fn cover_fits(artifact: &Artifact) -> bool {
             .is_some_and(|o| o <= rows && (rows - o).is_multiple_of(2))
 }
 
-/// Whether the graph of `puzzle` in `metric` is stored as its cover ([`Puzzle::cover`]; undirected
+/// Whether the graph of `puzzle` in `metric` is stored as its cover ([`IndexedMoves::cover`]; undirected
 /// puzzles that store their graph).
 fn covers<P: Puzzle + ?Sized>(puzzle: &P, metric: usize) -> bool {
     cover_of(puzzle, metric).is_some()
@@ -87,7 +87,7 @@ fn covers<P: Puzzle + ?Sized>(puzzle: &P, metric: usize) -> bool {
 
 fn cover_of<P: Puzzle + ?Sized>(puzzle: &P, metric: usize) -> Option<huarong_core::Cover> {
     (!puzzle.directed() && puzzle.stores_graph())
-        .then(|| puzzle.cover(metric))
+        .then(|| huarong_core::indexed_moves(puzzle).cover(metric))
         .flatten()
 }
 
@@ -459,7 +459,7 @@ pub trait Rows: Sync {
         }
     }
 
-    /// Moves that carry whole blocks of indices onto one another ([`Puzzle::block_shifts`]);
+    /// Moves that carry whole blocks of indices onto one another ([`IndexedMoves::block_shifts`]);
     /// `None` (the default) when none are known.
     fn block_shifts(&self) -> Option<BlockShifts> {
         None
@@ -569,36 +569,51 @@ impl<P: Puzzle + ?Sized> Rows for Regenerated<'_, P> {
         buf
     }
 
-    /// Only the moves that lead up in the ranking ([`Puzzle::neighbor_indices_above`]).
+    /// Only the moves that lead up in the ranking ([`IndexedMoves::neighbor_indices_above`]).
     #[inline]
     fn row_above<'a>(&'a self, u: u32, buf: &'a mut Vec<u32>) -> &'a [u32] {
         let lookup = lookup_in(self.puzzle, self.states);
         buf.clear();
         let code = code_of(self.puzzle, self.states, u as usize);
-        self.puzzle
-            .neighbor_indices_above(u as u64, code, self.metric, &lookup, buf);
+        huarong_core::indexed_moves(self.puzzle).neighbor_indices_above(
+            u as u64,
+            code,
+            self.metric,
+            &lookup,
+            buf,
+        );
         buf.sort_unstable();
         buf.dedup();
         buf
     }
 
-    /// The puzzle's moves of many states at once ([`Puzzle::each_neighbor_index`]).
+    /// The puzzle's moves of many states at once ([`IndexedMoves::each_neighbor_index`]).
     fn each_neighbor(&self, states: &[u32], f: &mut dyn FnMut(u32, u32)) {
         let lookup = lookup_in(self.puzzle, self.states);
         let code = |u: u32| code_of(self.puzzle, self.states, u as usize);
-        self.puzzle
-            .each_neighbor_index(states, self.metric, &code, &lookup, f);
+        huarong_core::indexed_moves(self.puzzle).each_neighbor_index(
+            states,
+            self.metric,
+            &code,
+            &lookup,
+            f,
+        );
     }
 
     fn block_shifts(&self) -> Option<BlockShifts> {
-        self.puzzle.block_shifts(self.metric)
+        huarong_core::indexed_moves(self.puzzle).block_shifts(self.metric)
     }
 
     fn each_other_neighbor(&self, states: &[u32], f: &mut dyn FnMut(u32, u32)) {
         let lookup = lookup_in(self.puzzle, self.states);
         let code = |u: u32| code_of(self.puzzle, self.states, u as usize);
-        self.puzzle
-            .each_other_neighbor_index(states, self.metric, &code, &lookup, f);
+        huarong_core::indexed_moves(self.puzzle).each_other_neighbor_index(
+            states,
+            self.metric,
+            &code,
+            &lookup,
+            f,
+        );
     }
 
     fn is_stored(&self) -> bool {
@@ -684,13 +699,19 @@ impl<P: Puzzle + ?Sized> Rows for Moves<'_, P> {
 fn neighbors_of<P: Puzzle + ?Sized>(
     puzzle: &P,
     states: &StateTable,
-    lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+    lookup: &huarong_core::indexed::Lookup<'_>,
     metric: usize,
     i: usize,
     out: &mut Vec<u32>,
 ) {
     out.clear();
-    puzzle.neighbor_indices(i as u64, code_of(puzzle, states, i), metric, lookup, out);
+    huarong_core::indexed_moves(puzzle).neighbor_indices(
+        i as u64,
+        code_of(puzzle, states, i),
+        metric,
+        lookup,
+        out,
+    );
     out.sort_unstable();
     out.dedup();
 }
@@ -762,7 +783,7 @@ pub fn one_pass(states: usize) -> bool {
 
 /// Builds the graphs of `puzzle` in each `(metric, path)` of `graphs`: in one pass over the
 /// states, each successor generated once for all the metrics that reach it
-/// ([`Puzzle::neighbor_indices_in`]), when the space is small enough ([`one_pass`]); one
+/// ([`IndexedMoves::neighbor_indices_in`]), when the space is small enough ([`one_pass`]); one
 /// after the other otherwise. The artifacts are the same as [`run`]'s.
 pub fn build_many<P: Puzzle + ?Sized>(
     puzzle: &P,
@@ -897,7 +918,9 @@ fn write<P: Puzzle + ?Sized>(
             let mut arcs = 0u64;
             for i in k * CHUNK..((k + 1) * CHUNK).min(n) {
                 let code = code_of(puzzle, states, i);
-                arcs += match puzzle.distinct_degree(i as u64, code, metric) {
+                arcs += match huarong_core::indexed_moves(puzzle)
+                    .distinct_degree(i as u64, code, metric)
+                {
                     Some(d) => d as u64,
                     None => {
                         neighbors_of(puzzle, states, &lookup, metric, i, buf);
@@ -1019,8 +1042,8 @@ fn write_cover(
 }
 
 /// Writes the record of a graph the later stages regenerate: its fingerprint, the number of
-/// states and the degree histogram ([`Puzzle::degree_counts`] where the puzzle counts them
-/// for the whole space, else state by state from [`Puzzle::distinct_degree`] where it knows
+/// states and the degree histogram ([`IndexedMoves::degree_counts`] where the puzzle counts them
+/// for the whole space, else state by state from [`IndexedMoves::distinct_degree`] where it knows
 /// them, else by generating each row).
 fn write_regenerated<P: Puzzle + ?Sized>(
     puzzle: &P,
@@ -1044,7 +1067,7 @@ fn write_regenerated<P: Puzzle + ?Sized>(
         ),
     );
     let rows = Regenerated::new(puzzle, states, target.metric);
-    let counted = puzzle
+    let counted = huarong_core::indexed_moves(puzzle)
         .degree_counts(target.metric)
         .filter(|c| c.iter().sum::<u64>() == n as u64);
     let histogram = counted.unwrap_or_else(|| {
@@ -1054,7 +1077,7 @@ fn write_regenerated<P: Puzzle + ?Sized>(
                 let mut counts = Vec::new();
                 let end = ((k + 1) * CHUNK).min(n);
                 for i in k * CHUNK..end {
-                    let d = match puzzle.distinct_degree(
+                    let d = match huarong_core::indexed_moves(puzzle).distinct_degree(
                         i as u64,
                         code_of(puzzle, states, i),
                         target.metric,
@@ -1108,7 +1131,7 @@ fn write_one_pass<P: Puzzle + ?Sized>(
     puzzle: &P,
     states: &StateTable,
     targets: &[Target<'_>],
-    lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+    lookup: &huarong_core::indexed::Lookup<'_>,
     bar: &huarong_core::Progress,
 ) -> Result<Vec<Header>, StageError> {
     let n = states.len();
@@ -1142,7 +1165,7 @@ fn hold_one_pass<P: Puzzle + ?Sized>(
     puzzle: &P,
     states: &StateTable,
     targets: &[Target<'_>],
-    lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+    lookup: &huarong_core::indexed::Lookup<'_>,
     bar: &huarong_core::Progress,
 ) -> Result<Vec<(Header, Option<Held>)>, StageError> {
     let n = states.len();
@@ -1151,7 +1174,7 @@ fn hold_one_pass<P: Puzzle + ?Sized>(
         .iter()
         .zip(graphs)
         .map(|(target, held)| {
-            let histogram = puzzle
+            let histogram = huarong_core::indexed_moves(puzzle)
                 .degree_counts(target.metric)
                 .filter(|c| c.iter().sum::<u64>() == n as u64)
                 .unwrap_or_else(|| {
@@ -1167,18 +1190,18 @@ fn hold_one_pass<P: Puzzle + ?Sized>(
 }
 
 /// Every target's rows (sorted, distinct), generated in one parallel pass, each successor
-/// once for all targets ([`Puzzle::neighbor_indices_in`]). An undirected puzzle that ranks the
-/// moves leading up for less ([`Puzzle::ranks_above`]) is asked for those only, and every row
+/// once for all targets ([`IndexedMoves::neighbor_indices_in`]). An undirected puzzle that ranks the
+/// moves leading up for less ([`IndexedMoves::ranks_above`]) is asked for those only, and every row
 /// is completed by the edges that lead down to it ([`mirrored`]): each edge is generated and
 /// ranked once.
 fn one_pass_lists<P: Puzzle + ?Sized>(
     puzzle: &P,
     states: &StateTable,
     targets: &[Target<'_>],
-    lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+    lookup: &huarong_core::indexed::Lookup<'_>,
     bar: &huarong_core::Progress,
 ) -> Vec<Held> {
-    let above = !puzzle.directed() && puzzle.ranks_above();
+    let above = !puzzle.directed() && huarong_core::indexed_moves(puzzle).ranks_above();
     let chunks = chunk_lists(puzzle, states, targets, above, lookup, bar);
     let lists = |t: usize| {
         chunks
@@ -1314,7 +1337,7 @@ fn chunk_lists<P: Puzzle + ?Sized>(
     states: &StateTable,
     targets: &[Target<'_>],
     above: bool,
-    lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+    lookup: &huarong_core::indexed::Lookup<'_>,
     bar: &huarong_core::Progress,
 ) -> Vec<Vec<(Vec<u32>, Vec<u32>)>> {
     let n = states.len();
@@ -1330,9 +1353,11 @@ fn chunk_lists<P: Puzzle + ?Sized>(
             for i in start..end {
                 let code = code_of(puzzle, states, i);
                 if above {
-                    puzzle.neighbor_indices_above_in(i as u64, code, &metrics, lookup, &mut lists);
+                    huarong_core::indexed_moves(puzzle)
+                        .neighbor_indices_above_in(i as u64, code, &metrics, lookup, &mut lists);
                 } else {
-                    puzzle.neighbor_indices_in(i as u64, code, &metrics, lookup, &mut lists);
+                    huarong_core::indexed_moves(puzzle)
+                        .neighbor_indices_in(i as u64, code, &metrics, lookup, &mut lists);
                 }
                 for ((list, degrees), end) in lists.iter_mut().zip(&mut degrees).zip(&mut ends) {
                     let row = &mut list[*end..];

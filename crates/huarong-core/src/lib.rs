@@ -1,5 +1,5 @@
 //! The model every huarong crate shares: the [`Puzzle`] trait every stage is generic over and
-//! its capabilities ([`Ranking`], [`Cover`], [`BlockShifts`]), the [`driver`] traits through
+//! its capabilities ([`Ranking`], [`IndexedMoves`] with [`Cover`] and [`BlockShifts`]), the [`driver`] traits through
 //! which a puzzle family enters the pipeline and the command line, [`Fingerprint`]s, tables as
 //! data ([`table`]), error kinds ([`ErrorKind`]) and progress reporting through a front end's
 //! [`Report`]. No puzzle knowledge, no printing, no IO: the artifacts are the `huarong-store`
@@ -9,6 +9,7 @@ pub mod abstraction;
 pub mod driver;
 pub mod failure;
 pub mod fingerprint;
+pub mod indexed;
 pub mod picture;
 pub mod progress;
 pub mod puzzle;
@@ -18,6 +19,7 @@ pub mod universe;
 pub use abstraction::Abstraction;
 pub use failure::{ErrorKind, InputError};
 pub use fingerprint::Fingerprint;
+pub use indexed::{IndexedMoves, indexed_moves};
 pub use progress::{Bar, Outcome, Progress, Report, Reporter};
 pub use puzzle::{
     BlockShifts, Codes, Cover, DistanceSources, Puzzle, Ranking, Shift, add_space, metric_index,

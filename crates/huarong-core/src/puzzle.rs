@@ -10,6 +10,7 @@
 //!   discovers them and stores the codes sorted, so that a binary search ranks a code.
 
 use crate::fingerprint::Fingerprint;
+use crate::indexed::IndexedMoves;
 
 /// Where the distances stage starts its breadth-first search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +48,7 @@ pub struct Cover {
 }
 
 /// Moves that carry a range of consecutive indices onto another, offset for offset
-/// ([`Puzzle::block_shifts`]): state `from + r` has the neighbour `to + r` for every `r < len`.
+/// ([`IndexedMoves::block_shifts`]): state `from + r` has the neighbour `to + r` for every `r < len`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shift {
     pub from: u64,
@@ -179,186 +180,12 @@ pub trait Puzzle: Sync + Send {
         true
     }
 
-    /// The space as a cover of a smaller base space in `metric` ([`Cover`]), when it is one:
-    /// the graph stage then stores the cover instead of the lifted graph (undirected puzzles
-    /// only). Its rows must be the ones [`Puzzle::neighbor_indices`] gives, which the graph
-    /// stage's tests check. `None` by default.
-    fn cover(&self, metric: usize) -> Option<Cover> {
-        let _ = metric;
+    /// The family's moves over dense indices ([`IndexedMoves`]), when it has faster ones than
+    /// its successors looked up one by one; `None` (the default): the stages use
+    /// [`crate::indexed::BySuccessors`]. Ask [`crate::indexed_moves`], which picks.
+    fn indexed_moves(&self) -> Option<&dyn IndexedMoves> {
         None
     }
-
-    /// A metric whose graph has the same connected components as `metric`'s (`metric` itself by
-    /// default): the components stage then copies that metric's table instead of computing the
-    /// same one again. Huarong Dao's three metrics join the same positions (a straight or piece
-    /// move is a sequence of step moves of one piece, and every step move is one of each).
-    fn same_components_as(&self, metric: usize) -> usize {
-        metric
-    }
-
-    /// The number of distinct neighbours of state `index`, if the puzzle knows it without
-    /// generating them (the graph stage then skips a generation pass). `None` by default.
-    fn distinct_degree(&self, index: u64, code: u64, metric: usize) -> Option<usize> {
-        let _ = (index, code, metric);
-        None
-    }
-
-    /// How many states have each number of distinct neighbours (index = degree), if the puzzle
-    /// knows it without visiting the states (a ranked space whose degree follows from where
-    /// its index lies); it must agree with [`Puzzle::distinct_degree`]. `None` by default.
-    fn degree_counts(&self, metric: usize) -> Option<Vec<u64>> {
-        let _ = metric;
-        None
-    }
-
-    /// Appends the dense indices of the neighbours of state `index` (whose code is `code`).
-    ///
-    /// `lookup` maps a code to its dense index. The default generates successor codes and looks
-    /// each one up; puzzles with more structure (e.g. a labeled space covering an unlabeled one)
-    /// override it with something faster, which tests compare against this default.
-    fn neighbor_indices(
-        &self,
-        index: u64,
-        code: u64,
-        metric: usize,
-        lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
-        out: &mut Vec<u32>,
-    ) {
-        let _ = index;
-        let mut codes = Vec::new();
-        self.successors(code, metric, &mut codes);
-        out.extend(
-            codes.into_iter().map(|c| {
-                lookup(c).expect("successor of a state must be a state of the same space")
-            }),
-        );
-    }
-
-    /// Calls `f(u, v)` for every neighbour `v` of every state `u` of `indices` (increasing), in
-    /// any order and possibly more than once: what a breadth-first search over rows it
-    /// generates needs. The default asks [`Puzzle::neighbor_indices`] state by state (the code
-    /// from `code`); a puzzle whose consecutive states share most of their decoding (the
-    /// sliding tiles' unranking) overrides it to decode each only where it differs from the last.
-    fn each_neighbor_index(
-        &self,
-        indices: &[u32],
-        metric: usize,
-        code: &(dyn Fn(u32) -> u64 + Sync),
-        lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
-        f: &mut dyn FnMut(u32, u32),
-    ) {
-        let mut out = Vec::new();
-        for &u in indices {
-            out.clear();
-            self.neighbor_indices(u as u64, code(u), metric, lookup, &mut out);
-            for &v in &out {
-                f(u, v);
-            }
-        }
-    }
-
-    /// Moves that carry a whole range of consecutive indices onto another, offset for offset
-    /// ([`BlockShifts`]: the sliding tiles' sideways moves, which keep the tiles' order, and
-    /// the vertical ones that change only high Lehmer digits). A search can then reach those
-    /// neighbours a range at a time. `None` (the default): no such moves are known.
-    fn block_shifts(&self, metric: usize) -> Option<BlockShifts> {
-        let _ = metric;
-        None
-    }
-
-    /// [`Puzzle::each_neighbor_index`] without the moves of [`Puzzle::block_shifts`]. The
-    /// default generates every neighbour and leaves out those; a puzzle overrides it to not
-    /// generate them at all.
-    fn each_other_neighbor_index(
-        &self,
-        indices: &[u32],
-        metric: usize,
-        code: &(dyn Fn(u32) -> u64 + Sync),
-        lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
-        f: &mut dyn FnMut(u32, u32),
-    ) {
-        match self.block_shifts(metric) {
-            None => self.each_neighbor_index(indices, metric, code, lookup, f),
-            Some(shifts) => self.each_neighbor_index(indices, metric, code, lookup, &mut |u, v| {
-                if !shifts.carries(u, v) {
-                    f(u, v);
-                }
-            }),
-        }
-    }
-
-    /// The neighbours of state `index` with a larger index (an undirected graph's edges, each
-    /// seen once: what a union-find needs), appended to `out`. The default generates every
-    /// neighbour and keeps the larger ones; a puzzle that can tell which moves lead up in its
-    /// ranking generates only those.
-    fn neighbor_indices_above(
-        &self,
-        index: u64,
-        code: u64,
-        metric: usize,
-        lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
-        out: &mut Vec<u32>,
-    ) {
-        let start = out.len();
-        self.neighbor_indices(index, code, metric, lookup, out);
-        keep_above(out, start, index);
-    }
-
-    /// [`Puzzle::neighbor_indices`] in several metrics at once: appends state `index`'s
-    /// neighbours in `metrics[k]` to `outs[k]`. The default asks for each metric in turn; a
-    /// puzzle whose metrics share their moves (Huarong Dao's step moves are straight moves, its
-    /// straight moves piece moves) overrides it to generate and rank each successor once. The
-    /// graph stage uses it to build several metrics' graphs in one pass.
-    fn neighbor_indices_in(
-        &self,
-        index: u64,
-        code: u64,
-        metrics: &[usize],
-        lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
-        outs: &mut [Vec<u32>],
-    ) {
-        for (&metric, out) in metrics.iter().zip(outs) {
-            self.neighbor_indices(index, code, metric, lookup, out);
-        }
-    }
-
-    /// Whether [`Puzzle::neighbor_indices_above_in`] generates the moves that lead up in the
-    /// ranking for less than all of them cost: the graph stage then builds an undirected
-    /// graph's rows from those, each edge ranked once, and their mirror images. `false` (the
-    /// default): it asks for every neighbour.
-    fn ranks_above(&self) -> bool {
-        false
-    }
-
-    /// [`Puzzle::neighbor_indices_in`], only the neighbours with a larger index than `index`
-    /// ([`Puzzle::neighbor_indices_above`] in several metrics at once). The default generates
-    /// every neighbour and keeps the larger ones.
-    fn neighbor_indices_above_in(
-        &self,
-        index: u64,
-        code: u64,
-        metrics: &[usize],
-        lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
-        outs: &mut [Vec<u32>],
-    ) {
-        let starts: Vec<usize> = outs.iter().map(Vec::len).collect();
-        self.neighbor_indices_in(index, code, metrics, lookup, outs);
-        for (out, start) in outs.iter_mut().zip(starts) {
-            keep_above(out, start, index);
-        }
-    }
-}
-
-/// Keeps, of `out[start..]`, the neighbours with a larger index than `index` (in order).
-fn keep_above(out: &mut Vec<u32>, start: usize, index: u64) {
-    let mut keep = start;
-    for k in start..out.len() {
-        if out[k] as u64 > index {
-            out[keep] = out[k];
-            keep += 1;
-        }
-    }
-    out.truncate(keep);
 }
 
 /// A space's state codes in index order: a state table's (sorted), or computed by a ranked

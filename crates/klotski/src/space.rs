@@ -10,7 +10,8 @@
 
 use std::sync::OnceLock;
 
-use huarong_core::{Cover, DistanceSources, Fingerprint, Puzzle, Ranking};
+use huarong_core::indexed::Lookup;
+use huarong_core::{Cover, DistanceSources, Fingerprint, IndexedMoves, Puzzle, Ranking};
 
 use crate::bits::Decoder;
 use crate::board::{Board, CELLS, COLS, Kind, Metric, Move, PieceSet, mask_at};
@@ -270,55 +271,6 @@ impl Puzzle for Unlabeled {
         });
     }
 
-    /// The default's work without its per-call vector and dynamic lookup: this runs once per
-    /// state and metric in the graph stage (the universe's 29M states).
-    fn neighbor_indices(
-        &self,
-        _index: u64,
-        code: u64,
-        metric: usize,
-        _lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
-        out: &mut Vec<u32>,
-    ) {
-        with_successors(code, metric, |next| {
-            out.extend(next.iter().map(|b| {
-                self.index_of(b.code())
-                    .expect("a successor of a state is a state of the same space")
-            }))
-        });
-    }
-
-    /// Each successor generated and ranked once for all of `metrics`
-    /// ([`Unlabeled::ranked_successors`]); every metric's list comes sorted and distinct, so the
-    /// graph stage sorts nothing.
-    fn neighbor_indices_in(
-        &self,
-        _index: u64,
-        code: u64,
-        metrics: &[usize],
-        _lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
-        outs: &mut [Vec<u32>],
-    ) {
-        self.ranked_successors(code, metrics, false, outs);
-    }
-
-    /// Ranks follow codes (the state table is sorted), so a successor leads up in the ranking
-    /// exactly when its code is larger, which its move tells: the others are not generated.
-    fn ranks_above(&self) -> bool {
-        true
-    }
-
-    fn neighbor_indices_above_in(
-        &self,
-        _index: u64,
-        code: u64,
-        metrics: &[usize],
-        _lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
-        outs: &mut [Vec<u32>],
-    ) {
-        self.ranked_successors(code, metrics, true, outs);
-    }
-
     fn is_goal(&self, code: u64) -> bool {
         code >> 32 == GOAL_CAO_INDEX
     }
@@ -338,6 +290,61 @@ impl Puzzle for Unlabeled {
 
     fn distance_sources(&self) -> DistanceSources {
         DistanceSources::Goals
+    }
+
+    fn indexed_moves(&self) -> Option<&dyn IndexedMoves> {
+        Some(self)
+    }
+}
+
+impl IndexedMoves for Unlabeled {
+    /// The default's work without its per-call vector and dynamic lookup: this runs once per
+    /// state and metric in the graph stage (the universe's 29M states).
+    fn neighbor_indices(
+        &self,
+        _index: u64,
+        code: u64,
+        metric: usize,
+        _lookup: &Lookup<'_>,
+        out: &mut Vec<u32>,
+    ) {
+        with_successors(code, metric, |next| {
+            out.extend(next.iter().map(|b| {
+                self.index_of(b.code())
+                    .expect("a successor of a state is a state of the same space")
+            }))
+        });
+    }
+
+    /// Each successor generated and ranked once for all of `metrics`
+    /// ([`Unlabeled::ranked_successors`]); every metric's list comes sorted and distinct, so the
+    /// graph stage sorts nothing.
+    fn neighbor_indices_in(
+        &self,
+        _index: u64,
+        code: u64,
+        metrics: &[usize],
+        _lookup: &Lookup<'_>,
+        outs: &mut [Vec<u32>],
+    ) {
+        self.ranked_successors(code, metrics, false, outs);
+    }
+
+    /// Ranks follow codes (the state table is sorted), so a successor leads up in the ranking
+    /// exactly when its code is larger, which its move tells: the others are not generated.
+    fn ranks_above(&self) -> bool {
+        true
+    }
+
+    fn neighbor_indices_above_in(
+        &self,
+        _index: u64,
+        code: u64,
+        metrics: &[usize],
+        _lookup: &Lookup<'_>,
+        outs: &mut [Vec<u32>],
+    ) {
+        self.ranked_successors(code, metrics, true, outs);
     }
 
     /// Every metric joins the positions step moves join (`tests` in the components crate).
@@ -389,7 +396,7 @@ pub struct Labeled {
     per_canonical: u32,
     shifts: [SlotShift; 3],
     lifts: [OnceLock<Lift>; 3],
-    /// Per metric, the cover ([`Puzzle::cover`]): built once, as every stage and the export
+    /// Per metric, the cover ([`IndexedMoves::cover`]): built once, as every stage and the export
     /// open the graph through it.
     covers: [OnceLock<Cover>; 3],
 }
@@ -484,7 +491,7 @@ impl Labeled {
         Some(board.with_labels(&seqs))
     }
 
-    /// The unlabeled graph of `metric` with each move's label shift (see [`Puzzle::cover`]).
+    /// The unlabeled graph of `metric` with each move's label shift (see [`IndexedMoves::cover`]).
     fn build_cover(&self, metric: Metric) -> Cover {
         let lift = self.lift(metric);
         let key = |e: &LiftEdge| (e.kind, e.from, e.to);
@@ -604,11 +611,6 @@ impl Puzzle for Labeled {
         code >> (32 + LABEL_BITS) == GOAL_CAO_INDEX
     }
 
-    /// As the unlabeled space's: a labeled move is an unlabeled one with labels shifted.
-    fn same_components_as(&self, _metric: usize) -> usize {
-        Metric::Step as usize
-    }
-
     fn render(&self, code: u64) -> String {
         notation::render_labeled(&self.board_of(code).expect("valid code"))
     }
@@ -625,6 +627,17 @@ impl Puzzle for Labeled {
             );
         }
         Ok(self.code_of(&parsed.board))
+    }
+
+    fn indexed_moves(&self) -> Option<&dyn IndexedMoves> {
+        Some(self)
+    }
+}
+
+impl IndexedMoves for Labeled {
+    /// As the unlabeled space's: a labeled move is an unlabeled one with labels shifted.
+    fn same_components_as(&self, _metric: usize) -> usize {
+        Metric::Step as usize
     }
 
     /// Distinct moves lead to distinct positions (a piece cannot land where another one stands),
@@ -653,7 +666,7 @@ impl Puzzle for Labeled {
         index: u64,
         _code: u64,
         metric: usize,
-        _lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+        _lookup: &Lookup<'_>,
         out: &mut Vec<u32>,
     ) {
         let lift = self.lift(Metric::from_index(metric));

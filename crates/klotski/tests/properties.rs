@@ -1,6 +1,6 @@
 //! Property tests of the Huarong Dao model: rankings, moves, mirror and notation.
 
-use huarong_core::{Puzzle, Ranking};
+use huarong_core::{IndexedMoves, Puzzle, Ranking};
 use klotski::{Board, Labeled, Metric, PieceSet, Unlabeled, parse, render, render_labeled};
 use proptest::prelude::*;
 use std::sync::OnceLock;

@@ -333,7 +333,9 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
         // A metric whose components an earlier metric of this run already has: copied.
         let like = opened
             .iter()
-            .find(|(d, _)| *d == puzzle.same_components_as(m) && *d != m)
+            .find(|(d, _)| {
+                *d == huarong_core::indexed_moves(puzzle).same_components_as(m) && *d != m
+            })
             .map(|(_, o)| &o.components);
         let (comps, dists) = whole_tables(
             puzzle, &states, &csr, &rows, &src, like, dir, name, opts, &mut timer,

@@ -19,7 +19,10 @@
 //! and [`Tiles::from_sliding`] convert to and from the [`SlidingPuzzle`]'s own codes, through
 //! which positions are written, read and drawn.
 
-use huarong_core::{BlockShifts, DistanceSources, Fingerprint, Puzzle, Ranking, Shift};
+use huarong_core::indexed::{CodeOf, Lookup};
+use huarong_core::{
+    BlockShifts, DistanceSources, Fingerprint, IndexedMoves, Puzzle, Ranking, Shift,
+};
 
 use crate::{METRICS, SlidingPuzzle};
 
@@ -677,6 +680,42 @@ impl Puzzle for Tiles {
         self.store_graph
     }
 
+    fn is_goal(&self, code: u64) -> bool {
+        // A goal placing every tile is one position, known by its rank.
+        if let Some(goal) = self.single_goal {
+            return goal == Some(code);
+        }
+        let (cells, _) = self.cells(code);
+        self.goal
+            .iter()
+            .enumerate()
+            .all(|(t, want)| want.is_none_or(|c| cells[c as usize] == t as u8))
+    }
+
+    fn goal_codes(&self) -> Option<Vec<u64>> {
+        self.single_goal.map(|goal| goal.into_iter().collect())
+    }
+
+    fn render(&self, code: u64) -> String {
+        self.puzzle.render(self.to_sliding(code))
+    }
+
+    fn parse(&self, text: &str) -> Result<u64, huarong_core::InputError> {
+        let code = self.puzzle.parse(text)?;
+        self.from_sliding(code)
+            .ok_or_else(|| "not reachable from the board: two tiles are swapped".into())
+    }
+
+    fn distance_sources(&self) -> DistanceSources {
+        DistanceSources::Goals
+    }
+
+    fn indexed_moves(&self) -> Option<&dyn IndexedMoves> {
+        Some(self)
+    }
+}
+
+impl IndexedMoves for Tiles {
     fn distinct_degree(&self, index: u64, _code: u64, _metric: usize) -> Option<usize> {
         // Indices are below 2^32 (13!/2 fits); the blank's cell by a multiplication.
         Some(self.moves[self.blank_divisor.div_rem(index as u32).0 as usize].len())
@@ -696,7 +735,7 @@ impl Puzzle for Tiles {
         _index: u64,
         code: u64,
         _metric: usize,
-        _lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+        _lookup: &Lookup<'_>,
         out: &mut Vec<u32>,
     ) {
         self.each_successor(code, |s| out.push(s as u32));
@@ -709,7 +748,7 @@ impl Puzzle for Tiles {
         _index: u64,
         code: u64,
         _metric: usize,
-        _lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+        _lookup: &Lookup<'_>,
         out: &mut Vec<u32>,
     ) {
         let blank = (code / self.per_blank) as usize;
@@ -733,8 +772,8 @@ impl Puzzle for Tiles {
         &self,
         indices: &[u32],
         _metric: usize,
-        _code: &(dyn Fn(u32) -> u64 + Sync),
-        _lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+        _code: &CodeOf<'_>,
+        _lookup: &Lookup<'_>,
         f: &mut dyn FnMut(u32, u32),
     ) {
         self.each_successor_of(indices, true, |u, v| f(u, v as u32));
@@ -805,41 +844,11 @@ impl Puzzle for Tiles {
         &self,
         indices: &[u32],
         _metric: usize,
-        _code: &(dyn Fn(u32) -> u64 + Sync),
-        _lookup: &(dyn Fn(u64) -> Option<u32> + Sync),
+        _code: &CodeOf<'_>,
+        _lookup: &Lookup<'_>,
         f: &mut dyn FnMut(u32, u32),
     ) {
         self.each_successor_of(indices, false, |u, v| f(u, v as u32));
-    }
-
-    fn is_goal(&self, code: u64) -> bool {
-        // A goal placing every tile is one position, known by its rank.
-        if let Some(goal) = self.single_goal {
-            return goal == Some(code);
-        }
-        let (cells, _) = self.cells(code);
-        self.goal
-            .iter()
-            .enumerate()
-            .all(|(t, want)| want.is_none_or(|c| cells[c as usize] == t as u8))
-    }
-
-    fn goal_codes(&self) -> Option<Vec<u64>> {
-        self.single_goal.map(|goal| goal.into_iter().collect())
-    }
-
-    fn render(&self, code: u64) -> String {
-        self.puzzle.render(self.to_sliding(code))
-    }
-
-    fn parse(&self, text: &str) -> Result<u64, huarong_core::InputError> {
-        let code = self.puzzle.parse(text)?;
-        self.from_sliding(code)
-            .ok_or_else(|| "not reachable from the board: two tiles are swapped".into())
-    }
-
-    fn distance_sources(&self) -> DistanceSources {
-        DistanceSources::Goals
     }
 }
 
