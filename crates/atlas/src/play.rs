@@ -228,15 +228,13 @@ impl Atlas {
             let Work::Allowed(cancel) = work else {
                 return Ok(None);
             };
-            let metric = metric
-                .or(instance.default_metric())
-                .unwrap_or(DEFAULT_METRIC);
+            let metric = metric.or(instance.default_metric()).ok_or_else(no_metric)?;
             let solution = self.searched(instance.as_ref(), None, metric)?;
             return self
                 .searched_position(request, instance.as_ref(), solution, cancel)
                 .map(Some);
         };
-        let metric = pick_metric(puzzle, metric)?;
+        let metric = pick_metric(puzzle, metric.or(instance.default_metric()))?;
         if let Work::Allowed(cancel) = work
             && self
                 .holding(puzzle, space_key(puzzle), code, &metric, cancel)?
@@ -313,12 +311,10 @@ impl Atlas {
         let Some((puzzle, code)) = instance.table_space() else {
             // No space to hold tables (sliding tiles too many for a code): the family's
             // search, over pattern databases when the roots hold some.
-            let metric = metric
-                .or(instance.default_metric())
-                .unwrap_or(DEFAULT_METRIC);
+            let metric = metric.or(instance.default_metric()).ok_or_else(no_metric)?;
             return self.searched(instance, None, metric);
         };
-        let metric = pick_metric(puzzle, metric)?;
+        let metric = pick_metric(puzzle, metric.or(instance.default_metric()))?;
         let key = space_key(puzzle);
         let held = self.holding(puzzle, key, code, &metric, cancel)?;
         if held.is_none()
@@ -693,8 +689,10 @@ enum Cold {
     Search,
 }
 
-/// The metric when a request names none, if the space has it (else its first metric).
-const DEFAULT_METRIC: &str = "piece";
+/// A request that names no metric for an instance whose family names no default.
+fn no_metric() -> Error {
+    Error::Request("name a metric: this puzzle has no default one".into())
+}
 
 /// Whether a request may open tables or explore a component (and what cancels it).
 #[derive(Debug, Clone, Copy)]
@@ -779,6 +777,7 @@ impl Flight {
     }
 }
 
+/// The metric a request names (`None`: the space's first).
 fn pick_metric(puzzle: &dyn Puzzle, metric: Option<&str>) -> Result<String, Error> {
     let metrics = puzzle.metrics();
     match metric {
@@ -788,11 +787,7 @@ fn pick_metric(puzzle: &dyn Puzzle, metric: Option<&str>) -> Result<String, Erro
             puzzle.space_id(),
             metrics.join(", ")
         ))),
-        None => Ok(metrics
-            .iter()
-            .find(|&&m| m == DEFAULT_METRIC)
-            .unwrap_or(&metrics[0])
-            .to_string()),
+        None => Ok(metrics[0].to_owned()),
     }
 }
 

@@ -218,8 +218,9 @@ pub trait Instance {
     /// The start as a picture.
     fn picture(&self) -> Picture;
 
-    /// The metric a request that names none is solved in, for an instance without a
-    /// [`Instance::table_space`] (whose puzzle would say); `None`: the caller's default.
+    /// The metric a request that names none is solved in; `None`: the first of the table
+    /// space's metrics (an instance without a [`Instance::table_space`] should name one, or
+    /// such a request is refused).
     fn default_metric(&self) -> Option<&'static str> {
         None
     }

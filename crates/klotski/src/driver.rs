@@ -578,6 +578,11 @@ impl huarong_core::driver::Instance for LayoutInstance {
         Some((&*self.space, self.board.code()))
     }
 
+    /// Piece moves: the metric records and puzzle collections count in.
+    fn default_metric(&self) -> Option<&'static str> {
+        Some(Metric::Piece.name())
+    }
+
     /// Descends the unlabeled tables (a labeled board moves with its labels), or searches cold,
     /// keeping at most `limit` positions.
     fn solve(

@@ -126,6 +126,11 @@ impl Instance for GoalInstance {
         None
     }
 
+    /// Piece moves, as a layout's ([`crate::driver`]).
+    fn default_metric(&self) -> Option<&'static str> {
+        Some(crate::Metric::Piece.name())
+    }
+
     fn solve(
         &self,
         metric: &str,

@@ -560,6 +560,11 @@ impl Instance for PuzzleInstance {
         })
     }
 
+    /// Piece moves (one piece moved any number of steps counts one), as Huarong Dao's.
+    fn default_metric(&self) -> Option<&'static str> {
+        Some(METRICS[2])
+    }
+
     fn solve(
         &self,
         metric: &str,
