@@ -7,13 +7,12 @@
 //! ([`Pipeline::section_key`]), and the id and artifact checksums of every space, pattern
 //! database and universe.
 
-use std::path::Path;
-
 use huarong_core::Fingerprint;
 use huarong_core::driver::Plan;
 use huarong_store::StageError;
 use pipeline_config::Pipeline;
 
+use crate::folder::Folder;
 use crate::space;
 
 /// The export's algorithm version: bump it whenever the same inputs give other table bytes.
@@ -26,7 +25,7 @@ pub const VERSION: u32 = 7;
 /// The fingerprint the export of `pipeline` over `plan`'s spaces in `output` must carry (the
 /// spaces' artifact headers are read, not verified: the stages just did that), with the
 /// artifacts of the kinds of work a pipeline file can plan: pattern databases, then censuses.
-pub fn fingerprint(pipeline: &Pipeline, plan: &Plan, output: &Path) -> Result<u64, StageError> {
+pub fn fingerprint(pipeline: &Pipeline, plan: &Plan, output: &Folder) -> Result<u64, StageError> {
     let others = [
         patterns_on_disk(plan, output)?,
         universes_on_disk(plan, output)?,
@@ -40,20 +39,20 @@ pub fn fingerprint(pipeline: &Pipeline, plan: &Plan, output: &Path) -> Result<u6
 }
 
 /// Each pattern database's id and checksum as its header under `output` says.
-pub fn patterns_on_disk(plan: &Plan, output: &Path) -> Result<Vec<(String, u64)>, StageError> {
-    let paths = plan.patterns.iter().map(|a| {
-        let path = space::pattern_dir(output, a.as_ref()).join(space::files::PATTERN);
-        (a.id(), path)
-    });
+pub fn patterns_on_disk(plan: &Plan, output: &Folder) -> Result<Vec<(String, u64)>, StageError> {
+    let paths = plan
+        .patterns
+        .iter()
+        .map(|a| (a.id(), output.pattern_file(a.as_ref())));
     peek(paths)
 }
 
 /// Each universe's id and its census's checksum as its header under `output` says.
-pub fn universes_on_disk(plan: &Plan, output: &Path) -> Result<Vec<(String, u64)>, StageError> {
-    let paths = plan.universes.iter().map(|u| {
-        let path = space::universe_dir(output, u.as_ref()).join(space::files::UNIVERSE);
-        (u.id(), path)
-    });
+pub fn universes_on_disk(plan: &Plan, output: &Folder) -> Result<Vec<(String, u64)>, StageError> {
+    let paths = plan
+        .universes
+        .iter()
+        .map(|u| (u.id(), output.universe_file(u.as_ref())));
     peek(paths)
 }
 
@@ -67,10 +66,10 @@ fn peek(
 }
 
 /// Each space's artifact checksum ([`space::checksum`]) as its folder under `output` holds it now.
-pub fn spaces_on_disk(plan: &Plan, output: &Path) -> Result<Vec<u64>, StageError> {
+pub fn spaces_on_disk(plan: &Plan, output: &Folder) -> Result<Vec<u64>, StageError> {
     plan.spaces
         .iter()
-        .map(|spec| space::checksum(&space::dir(output, spec), spec))
+        .map(|spec| space::checksum(&output.space(spec), spec))
         .collect()
 }
 

@@ -14,6 +14,7 @@ pub use pipeline_config as config;
 
 pub mod farthest;
 pub mod fingerprint;
+pub mod folder;
 pub mod manifest;
 pub mod outputs;
 pub mod play;

@@ -17,6 +17,7 @@ use huarong_store::artifact::{Artifact, Expect, Hashed};
 use huarong_store::{StageError, shards};
 use rayon::prelude::*;
 
+use crate::folder::Folder;
 use crate::manifest;
 use crate::space::{self, files};
 use huarong_core::ErrorKind;
@@ -119,7 +120,7 @@ impl<T: bytemuck::Pod> Values<T> {
 /// An output folder and the pipeline that made it.
 #[derive(Debug)]
 pub struct Outputs {
-    dir: PathBuf,
+    folder: Folder,
     pipeline: PathBuf,
     plan: Plan,
     /// `<space id>/<artifact>` → the payload checksum the export covered.
@@ -137,8 +138,8 @@ impl Outputs {
         dir: &Path,
         pipeline: Option<&Path>,
     ) -> Result<Outputs, OutputsError> {
-        let manifest_path = dir.join(manifest::FILE);
-        let stored = manifest::stored_fingerprint(&manifest_path)
+        let folder = Folder::new(dir);
+        let stored = manifest::stored_fingerprint(&folder.manifest())
             .ok_or_else(|| OutputsError::NotAnOutput(dir.to_owned()))?;
         // The files a pipeline names (puzzle files) are relative to the directory it is run
         // from: the working directory for a given pipeline, the one holding `pipelines/` for a
@@ -149,7 +150,7 @@ impl Outputs {
         };
         let loaded = load(families, &pipeline, &base)?;
         let plan = loaded.section.spaces();
-        let fingerprint = crate::fingerprint::fingerprint(&loaded, &plan, dir);
+        let fingerprint = crate::fingerprint::fingerprint(&loaded, &plan, &folder);
         if fingerprint.ok() != Some(stored) {
             return Err(OutputsError::NotMadeBy {
                 dir: dir.to_owned(),
@@ -159,12 +160,12 @@ impl Outputs {
         let mut vouched = HashMap::new();
         for spec in &plan.spaces {
             let id = spec.puzzle.space_id();
-            for (name, checksum) in space::artifacts(&space::dir(dir, spec), spec)? {
+            for (name, checksum) in space::artifacts(&folder.space(spec), spec)? {
                 vouched.insert(format!("{id}/{name}"), checksum);
             }
         }
         Ok(Outputs {
-            dir: dir.to_owned(),
+            folder,
             pipeline,
             plan,
             vouched,
@@ -173,7 +174,7 @@ impl Outputs {
     }
 
     pub fn dir(&self) -> &Path {
-        &self.dir
+        self.folder.root()
     }
 
     /// The pipeline file that made the folder.
@@ -210,7 +211,7 @@ impl Outputs {
             .find(|s| s.puzzle.space_id() == space)
             .ok_or_else(|| OutputsError::UnknownSpace {
                 space: space.to_owned(),
-                dir: self.dir.clone(),
+                dir: self.folder.root().to_owned(),
                 known: self.spaces().join(", "),
             })
     }
@@ -235,7 +236,7 @@ impl Outputs {
         name: &str,
         kind: &str,
     ) -> Result<Vec<Artifact>, OutputsError> {
-        let sdir = self.dir.join(space);
+        let sdir = self.folder.space_named(space);
         let names = match shards::parts_of(&sdir, name) {
             None => vec![name.to_owned()],
             Some(parts) => (0..parts.len())
@@ -267,10 +268,12 @@ impl Outputs {
         } else {
             format!("{name}.parquet")
         };
-        let path = self.dir.join(&file);
-        manifest::check_table(&self.dir, &file).map_err(|why| OutputsError::Unverified {
-            file: path.clone(),
-            why,
+        let path = self.folder.file(&file);
+        manifest::check_table(self.folder.root(), &file).map_err(|why| {
+            OutputsError::Unverified {
+                file: path.clone(),
+                why,
+            }
         })?;
         Ok(path)
     }
@@ -278,7 +281,7 @@ impl Outputs {
     /// How many states `space` has: an explored space's table says so in its header (its
     /// codes are not hashed for that); a ranked space's small table is opened.
     pub fn len(&self, space: &str) -> Result<usize, OutputsError> {
-        let path = self.dir.join(space).join(files::STATES);
+        let path = self.folder.space_named(space).join(files::STATES);
         let header = Artifact::peek_header(&path)?;
         if let [codes] = &header.sections[..] {
             return Ok(codes.len as usize);
@@ -288,7 +291,7 @@ impl Outputs {
 
     fn open_states(&self, space: &str) -> Result<enumerate::StateTable, OutputsError> {
         let spec = self.spec(space)?;
-        let path = self.dir.join(space).join(files::STATES);
+        let path = self.folder.space_named(space).join(files::STATES);
         let expect = Expect {
             kind: enumerate::KIND,
             fingerprint: Some(enumerate::fingerprint(spec.puzzle.as_ref())),
@@ -344,7 +347,7 @@ impl Outputs {
         mut parts: Vec<Artifact>,
         n: usize,
     ) -> Result<Values<T>, OutputsError> {
-        let path = self.dir.join(space).join(name);
+        let path = self.folder.space_named(space).join(name);
         let values = if parts.len() == 1 {
             Values::Mapped {
                 artifact: parts.pop().expect("one part"),
@@ -364,7 +367,7 @@ impl Outputs {
         values: Values<T>,
         n: usize,
     ) -> Result<Values<T>, OutputsError> {
-        let path = self.dir.join(space).join(name);
+        let path = self.folder.space_named(space).join(name);
         if values.as_slice().len() != n {
             return Err(StageError::Invalid(format!(
                 "{}: {} values for {n} states",

@@ -17,6 +17,7 @@ use huarong_core::picture::Picture;
 use huarong_core::{Fingerprint, Puzzle, UNREACHABLE, metric_index};
 
 use crate::farthest::representatives;
+use crate::folder::Folder;
 use crate::solve::{DistanceTables, Error, instance};
 pub use crate::solve::{Solution, Source};
 
@@ -108,7 +109,7 @@ pub struct Position {
 pub struct Atlas {
     /// The families whose positions it reads.
     families: Families,
-    roots: Vec<PathBuf>,
+    roots: Vec<Folder>,
     limit: u64,
     cold: Cold,
     /// Per (space key, metric): the tables found under the roots (`None`: none), once looked up.
@@ -132,7 +133,7 @@ impl Atlas {
     pub fn new(families: Families, roots: Vec<PathBuf>, limit: u64) -> Self {
         Atlas {
             families,
-            roots,
+            roots: roots.into_iter().map(Folder::new).collect(),
             limit,
             cold: Cold::Explore,
             tables: Mutex::default(),
@@ -475,7 +476,7 @@ impl Atlas {
     ) -> Result<Vec<(String, Arc<patterns::Database>)>, Error> {
         let mut found: Vec<(String, Arc<patterns::Database>)> = Vec::new();
         for root in &self.roots {
-            let Ok(entries) = std::fs::read_dir(root) else {
+            let Ok(entries) = std::fs::read_dir(root.root()) else {
                 continue;
             };
             let mut names: Vec<String> = entries
@@ -491,7 +492,7 @@ impl Atlas {
                 let Some(a) = instance.abstraction(&name) else {
                     continue;
                 };
-                let slot = (root.join(&name), patterns::fingerprint(a.as_ref()));
+                let slot = (root.patterns(a.as_ref()), patterns::fingerprint(a.as_ref()));
                 let cached = self
                     .databases
                     .lock()

@@ -13,6 +13,7 @@ use huarong_core::driver::{Families, Instance, SolveError, SolveRequest, SolvedP
 use huarong_core::{ErrorKind, Puzzle, UNREACHABLE, metric_index};
 use huarong_store::StageError;
 
+use crate::folder::Folder;
 use crate::space::OpenSpace;
 
 /// Where an answer came from.
@@ -99,7 +100,7 @@ pub struct DistanceTables {
 impl DistanceTables {
     /// Opens the tables of `puzzle`'s space for `metric` under `root`: `Ok(None)` when they are
     /// absent or stale (never used), an error when they are there but corrupt.
-    pub fn open(root: &Path, puzzle: &dyn Puzzle, metric: &str) -> Result<Option<Self>, Error> {
+    pub fn open(root: &Folder, puzzle: &dyn Puzzle, metric: &str) -> Result<Option<Self>, Error> {
         let Some(m) = metric_index(puzzle, metric) else {
             return Err(SolveError::Metric(metric.to_owned()).into());
         };

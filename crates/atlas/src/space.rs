@@ -26,6 +26,8 @@ use huarong_core::{Abstraction, Puzzle};
 use huarong_store::artifact::Artifact;
 use huarong_store::{StageError, shards};
 
+use crate::folder::Folder;
+
 /// File names of a space's artifacts inside its folder.
 pub mod files {
     pub const STATES: &str = "states.bin";
@@ -189,22 +191,12 @@ pub fn nodes(spec: &SpaceSpec) -> Vec<(Kind, usize)> {
 /// The artifact kind of a universe's census.
 pub const UNIVERSE_KIND: &str = "universe";
 
-/// The folder of a universe's census: `<output>/<universe id>/`.
-pub fn universe_dir(output: &Path, universe: &dyn huarong_core::Universe) -> PathBuf {
-    output.join(universe.id())
-}
-
 /// The fingerprint of a universe's census: what decides its bytes.
 pub fn universe_fingerprint(universe: &dyn huarong_core::Universe) -> u64 {
     let mut fp = huarong_core::Fingerprint::new("universe", 1);
     fp.add_str(&universe.id());
     universe.parameters(&mut fp);
     fp.finish()
-}
-
-/// The folder of a pattern database: `<output>/<abstraction id>/`.
-pub fn pattern_dir(output: &Path, abstraction: &dyn Abstraction) -> PathBuf {
-    output.join(abstraction.id())
 }
 
 /// What the next run expects of a pattern database (keyed as [`expected`]'s).
@@ -215,13 +207,13 @@ pub fn expected_pattern(abstraction: &dyn Abstraction, out: &mut HashMap<String,
     );
 }
 
-/// The verified, current database of `abstraction` under `root`; `Ok(None)` when there is none
+/// The verified, current database of `abstraction` in `folder`; `Ok(None)` when there is none
 /// or it was built for other parameters, an error when it is there but corrupt.
 pub fn open_pattern(
-    root: &Path,
+    folder: &Folder,
     abstraction: &dyn Abstraction,
 ) -> Result<Option<patterns::Database>, StageError> {
-    let path = pattern_dir(root, abstraction).join(files::PATTERN);
+    let path = folder.pattern_file(abstraction);
     match Artifact::peek_header(&path) {
         Ok(h) if h.fingerprint == patterns::fingerprint(abstraction) => {
             patterns::Database::open(&path, abstraction).map(Some)
@@ -251,11 +243,6 @@ pub fn least_bytes(spec: &SpaceSpec) -> Vec<(String, u64)> {
             Some((kind.file(spec.puzzle.metrics()[m]), bytes))
         })
         .collect()
-}
-
-/// The folder of a space's artifacts.
-pub fn dir(output: &Path, spec: &SpaceSpec) -> PathBuf {
-    output.join(spec.puzzle.space_id())
 }
 
 /// Whether the table `name` of `dir` is there, whole or as the parts of a multi-process run.
@@ -446,11 +433,11 @@ impl OpenSpace {
     /// puzzle, e.g. an edited puzzle file: never used); an error when they are there but
     /// corrupt.
     pub fn find(
-        root: &Path,
+        folder: &Folder,
         puzzle: &dyn Puzzle,
         metric: usize,
     ) -> Result<Option<Self>, StageError> {
-        let dir = root.join(puzzle.space_id());
+        let dir = folder.space_of(puzzle);
         let name = puzzle.metrics()[metric];
         if !Kind::ALL.iter().all(|k| present(&dir, &k.file(name))) {
             return Ok(None);

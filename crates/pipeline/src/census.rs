@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+use atlas::folder::Folder;
 use huarong_core::Outcome;
 use huarong_core::universe::{Census, CensusError, Universe};
 use huarong_store::{Artifact, StageError};
@@ -299,11 +300,11 @@ fn my_chunks(plan: &Plan, process: usize, processes: usize) -> (Vec<usize>, Vec<
 /// `universe.bin` without looking at its chunks.
 pub fn run_universe(
     universe: &dyn Universe,
-    output: &Path,
+    output: &Folder,
     opts: &RunOptions,
 ) -> Result<Option<UniverseReport>, StageError> {
-    let dir = space::universe_dir(output, universe);
-    crate::run::prepare(&dir, opts)?;
+    let dir = output.universe(universe);
+    crate::folder::prepare(&dir, opts)?;
     let id = universe.id();
     let fingerprint = space::universe_fingerprint(universe);
     let path = dir.join(files::UNIVERSE);
@@ -453,10 +454,10 @@ pub fn run_universe(
     let artifact = Artifact::open_written(&path, &header)?;
     // The chunks are merged: the folder holds the census alone, as a fresh run's does.
     for file in chunk_files {
-        match std::fs::remove_file(output.join(&file)) {
+        match std::fs::remove_file(output.file(&file)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 return Err(StageError::Artifact(huarong_store::ArtifactError::Io {
-                    path: output.join(file),
+                    path: output.file(&file),
                     source: e,
                 }));
             }

@@ -6,8 +6,6 @@
 //! ([`Pipeline::section_key`]), and the id and artifact checksums of every space and pattern
 //! database.
 
-use std::path::Path;
-
 use rayon::prelude::*;
 
 use huarong_core::driver::{Plan, SpaceView};
@@ -15,6 +13,7 @@ use huarong_core::{Outcome, Table};
 
 use crate::run::{RunOptions, SpaceReport};
 use crate::work::{Done, Work};
+use atlas::folder::Folder;
 use atlas::manifest;
 use atlas::space::{self, OpenSpace};
 
@@ -28,7 +27,7 @@ use atlas::fingerprint::fingerprint_of;
 pub fn fingerprint(
     pipeline: &Pipeline,
     plan: &Plan,
-    output: &Path,
+    output: &Folder,
     works: &[Box<dyn Work>],
 ) -> Result<u64, huarong_store::StageError> {
     let spaces = atlas::fingerprint::spaces_on_disk(plan, output)?;
@@ -48,7 +47,7 @@ pub fn export(
     reports: &mut [SpaceReport],
     works: &[Box<dyn Work>],
     done: &[Done],
-    output: &Path,
+    output: &Folder,
     opts: &RunOptions,
 ) -> Result<(Vec<(String, u64)>, Outcome), PipelineError> {
     // The run listed each space's artifacts once; their checksums are read off that list.
@@ -58,7 +57,7 @@ pub fn export(
         .collect();
     let others: Vec<Vec<(String, u64)>> = done.iter().map(|d| d.checksums.clone()).collect();
     let fingerprint = fingerprint_of(pipeline, plan, &checksums, &others);
-    let manifest_path = output.join(manifest::FILE);
+    let manifest_path = output.manifest();
     let outcome = if opts.force {
         Outcome::Built
     } else {
@@ -76,11 +75,11 @@ pub fn export(
                     format!("{}: {name} is written twice", w.name()),
                 )));
             }
-            let size = tables::write_tables(vec![table], &output.join(&name))?;
+            let size = tables::write_tables(vec![table], &output.file(&name))?;
             tables.push((name, size));
         }
     }
-    manifest::write(&manifest_path, fingerprint, output, &tables)?;
+    manifest::write(&manifest_path, fingerprint, output.root(), &tables)?;
     Ok((tables, outcome))
 }
 
@@ -88,7 +87,7 @@ fn write(
     pipeline: &Pipeline,
     plan: &Plan,
     reports: &mut [SpaceReport],
-    output: &Path,
+    output: &Folder,
 ) -> Result<Vec<(String, u64)>, PipelineError> {
     if plan.spaces.is_empty() {
         // Only pattern databases: no space tables.
@@ -160,7 +159,7 @@ fn write(
     // The tables over every space, side by side.
     let sizes: Vec<u64> = files
         .par_iter_mut()
-        .map(|(name, parts)| tables::write_tables(std::mem::take(parts), &output.join(name)))
+        .map(|(name, parts)| tables::write_tables(std::mem::take(parts), &output.file(name)))
         .collect::<Result<_, _>>()?;
     written.extend(files.into_iter().map(|(name, _)| name).zip(sizes));
     Ok(written)
@@ -177,7 +176,7 @@ fn space_tables(
     views: &[SpaceView<'_>],
     summary: &[usize],
     columns: &[(&'static str, huarong_core::table::Value)],
-    output: &Path,
+    output: &Folder,
     written: &mut Vec<(String, u64)>,
 ) -> Result<(Vec<Table>, Vec<Table>, Vec<Table>), PipelineError> {
     let per_space: Vec<SpaceTables> = summary
@@ -208,7 +207,7 @@ fn one_space_tables(
     spec: &huarong_core::driver::SpaceSpec,
     report: &SpaceReport,
     columns: &[(&'static str, huarong_core::table::Value)],
-    output: &Path,
+    output: &Folder,
 ) -> Result<SpaceTables, PipelineError> {
     let goals = &report.goals.mask;
     let id = &report.space_id;
@@ -220,14 +219,14 @@ fn one_space_tables(
     let (s, (c, sizes)) = rayon::join(
         || {
             spec.states_table
-                .then(|| tables::write_states(view, goals, &shared, &output.join(&states)))
+                .then(|| tables::write_states(view, goals, &shared, &output.file(&states)))
                 .transpose()
         },
         || {
             let goal_counts = tables::GoalCounts::new(view, goals, &shared);
             let c = spec
                 .components_table
-                .then(|| tables::write_components(view, &goal_counts, &output.join(&components)))
+                .then(|| tables::write_components(view, &goal_counts, &output.file(&components)))
                 .transpose();
             (c, tables::component_sizes(view, &goal_counts, columns))
         },

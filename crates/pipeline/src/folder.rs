@@ -5,12 +5,20 @@
 //! Readers (`serve`, `inspect`, `verify`, Python) take no lock: every file is replaced
 //! atomically, so they never see a half-written one. The processes of one multi-process run
 //! share their folder under process 0's lock.
+//!
+//! A run writes through [`Writing`]: the folder made if missing, locked, the temporaries a
+//! killed run left at its root swept, its layout ([`Folder`]) at hand; each artifact folder
+//! under it is made and swept once, by [`prepare`], before its stage writes.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+pub use atlas::folder::Folder;
 use huarong_core::Reporter;
+use huarong_store::StageError;
+
+use crate::{PipelineError, RunOptions};
 
 /// Who holds the lock, for the message of a run that finds it taken (informational: the lock
 /// is the directory's, not this file's).
@@ -118,6 +126,60 @@ pub fn lock(folder: &Path, wait: Duration, reporter: &Reporter) -> Result<Folder
         format!("process {}: {}\n", std::process::id(), args.join(" ")),
     );
     Ok(FolderLock { dir, holder: note })
+}
+
+/// An output folder a run writes: made, locked (by process 0 of a multi-process run; the
+/// others share its lock), its temporaries swept. The lock is held until it is dropped.
+#[derive(Debug)]
+pub struct Writing {
+    folder: Folder,
+    _lock: Option<FolderLock>,
+}
+
+impl Writing {
+    /// Makes `root` if missing and takes its lock ([`lock`], waiting as `opts` says), then
+    /// removes the temporaries a killed run left there (the export's Parquet files).
+    pub fn open(root: &Path, opts: &RunOptions) -> Result<Writing, PipelineError> {
+        std::fs::create_dir_all(root).map_err(|source| PipelineError::Io {
+            path: root.to_owned(),
+            source,
+        })?;
+        let lock = match opts.engine.is_follower() {
+            true => None,
+            false => Some(lock(root, opts.wait_for_folder, &opts.reporter)?),
+        };
+        sweep(root, opts);
+        Ok(Writing {
+            folder: Folder::new(root),
+            _lock: lock,
+        })
+    }
+
+    /// Where everything lives.
+    pub fn folder(&self) -> &Folder {
+        &self.folder
+    }
+}
+
+/// Makes an artifact folder under a [`Writing`] folder if missing and removes the temporaries
+/// a killed run left in it: once per folder, before its stage writes.
+pub(crate) fn prepare(dir: &Path, opts: &RunOptions) -> Result<(), StageError> {
+    std::fs::create_dir_all(dir).map_err(|source| {
+        StageError::Artifact(huarong_store::ArtifactError::Io {
+            path: dir.to_owned(),
+            source,
+        })
+    })?;
+    sweep(dir, opts);
+    Ok(())
+}
+
+/// Removes the temporaries a killed writer left in `dir`, saying so.
+fn sweep(dir: &Path, opts: &RunOptions) {
+    for name in huarong_store::atomic::remove_stale_temporaries(dir) {
+        opts.reporter
+            .note(&format!("removed {name}, left by an interrupted run"));
+    }
 }
 
 #[cfg(test)]

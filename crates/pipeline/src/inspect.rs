@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use atlas::folder::Folder;
 use export::TextTable;
 
 /// The readable contents of an output folder.
@@ -56,16 +57,17 @@ fn verified(dir: &Path) -> Result<(), InspectError> {
         path: dir.to_owned(),
         source,
     };
+    let folder = Folder::new(dir);
     let checks = crate::manifest::verify_tables(dir).map_err(io)?;
-    if !dir.join(crate::manifest::FILE).is_file() {
+    if !folder.manifest().is_file() {
         return Err(InspectError::Unverified {
-            file: dir.join(crate::manifest::FILE),
+            file: folder.manifest(),
             problem: "missing: no finished export vouches for the tables".into(),
         });
     }
     if let Some(bad) = checks.iter().find(|c| c.problem.is_some()) {
         return Err(InspectError::Unverified {
-            file: dir.join(&bad.file),
+            file: folder.file(&bad.file),
             problem: bad.problem.clone().unwrap_or_default(),
         });
     }
@@ -108,8 +110,9 @@ pub fn databases(dir: &Path, rows: usize) -> Result<Vec<(String, TextTable)>, In
 /// Reads the summary, the first `rows` records and puzzles of each database, and the size of
 /// every table in `dir`.
 pub fn inspect(dir: &Path, rows: usize) -> Result<Inspection, InspectError> {
-    let summary_path = dir.join("summary.parquet");
-    let patterns_path = dir.join("patterns.parquet");
+    let folder = Folder::new(dir);
+    let summary_path = folder.file("summary.parquet");
+    let patterns_path = folder.file("patterns.parquet");
     if !summary_path.is_file() && !patterns_path.is_file() {
         return Err(InspectError::NotAnOutput(dir.to_owned()));
     }
@@ -123,7 +126,7 @@ pub fn inspect(dir: &Path, rows: usize) -> Result<Inspection, InspectError> {
         .then(|| export::read_text(&summary_path, usize::MAX))
         .transpose()?;
     // A universe's folder has a summary but no records.
-    let records_path = dir.join("records.parquet");
+    let records_path = folder.file("records.parquet");
     let records = (summary.is_some() && records_path.is_file())
         .then(|| export::read_text(&records_path, rows))
         .transpose()?;

@@ -20,6 +20,7 @@ pub use atlas::{manifest, outputs, play, solve, space};
 
 use std::path::{Path, PathBuf};
 
+use atlas::folder::Folder;
 pub use config::{ConfigError, Pipeline};
 use huarong_core::Outcome;
 use huarong_core::driver::{Plan, SpaceSpec};
@@ -135,32 +136,25 @@ pub fn run_pipeline_with(
     opts: &RunOptions,
     works: &[Box<dyn work::Work>],
 ) -> Result<RunReport, PipelineError> {
-    let output = output.unwrap_or(&pipeline.output).to_owned();
+    let root = output.unwrap_or(&pipeline.output).to_owned();
     // What cannot fit is refused before anything is written.
     let plan = pipeline.section.spaces();
     check_fits(&plan, opts.state_bound())?;
     for w in works {
         w.check_fits(&plan, opts.state_bound())?;
     }
-    std::fs::create_dir_all(&output).map_err(|source| PipelineError::Io {
-        path: output.clone(),
-        source,
-    })?;
     // One writer at a time (the processes of a multi-process run under process 0's lock).
-    let _lock = match opts.engine.is_follower() {
-        true => None,
-        false => Some(folder::lock(&output, opts.wait_for_folder, &opts.reporter)?),
-    };
-    // Parquet temporaries of a run that was killed here.
-    for name in huarong_store::atomic::remove_stale_temporaries(&output) {
-        opts.reporter
-            .note(&format!("removed {name}, left by an interrupted run"));
-    }
+    let writing = folder::Writing::open(&root, opts)?;
+    let output = writing.folder();
     // What cannot fit on the disk is refused before anything is written, too.
     if !opts.engine.is_follower()
-        && let Some(free) = huarong_store::atomic::free_bytes(&output)
+        && let Some(free) = huarong_store::atomic::free_bytes(output.root())
     {
-        check_disk(&least_new_bytes_with(&plan, &output, works), free, &output)?;
+        check_disk(
+            &least_new_bytes_with(&plan, output, works),
+            free,
+            output.root(),
+        )?;
     }
     for note in &plan.notes {
         opts.reporter.note(note);
@@ -171,16 +165,16 @@ pub fn run_pipeline_with(
         let mut spaces = Vec::new();
         for spec in plan.spaces.iter().filter(|s| s.summary) {
             if !spec.puzzle.directed() {
-                spaces.push(run_one(spec, &output, opts)?);
+                spaces.push(run_one(spec, output, opts)?);
             }
         }
         // Its share of the other work (a census's classes, sent to the leader).
         for w in works {
-            w.run(&plan, &spaces, &output, opts)?;
+            w.run(&plan, &spaces, output, opts)?;
         }
         return Ok(RunReport {
             name: pipeline.name.clone(),
-            output,
+            output: root,
             spaces,
             tables: Vec::new(),
             export_outcome: Outcome::Reused,
@@ -189,20 +183,20 @@ pub fn run_pipeline_with(
             works: Vec::new(),
         });
     }
-    let mut reports = run_spaces(&plan, &output, opts)?;
+    let mut reports = run_spaces(&plan, output, opts)?;
     let done = works
         .iter()
-        .map(|w| w.run(&plan, &reports, &output, opts))
+        .map(|w| w.run(&plan, &reports, output, opts))
         .collect::<Result<Vec<_>, _>>()?;
     let t = std::time::Instant::now();
     let (tables, export_outcome) =
-        export::export(pipeline, &plan, &mut reports, works, &done, &output, opts)?;
+        export::export(pipeline, &plan, &mut reports, works, &done, output, opts)?;
     let export_seconds = t.elapsed().as_secs_f64();
     opts.reporter
         .stage("parquet", "export", export_seconds, &export_outcome);
     let pruned =
-        prune::prune(&output, &reports, &done, &tables).map_err(|source| PipelineError::Io {
-            path: output.clone(),
+        prune::prune(output, &reports, &done, &tables).map_err(|source| PipelineError::Io {
+            path: root.clone(),
             source,
         })?;
     for p in &pruned {
@@ -220,7 +214,7 @@ pub fn run_pipeline_with(
         .collect();
     Ok(RunReport {
         name: pipeline.name.clone(),
-        output,
+        output: root,
         spaces,
         tables,
         export_outcome,
@@ -308,7 +302,7 @@ fn check_fits(plan: &Plan, bound: u64) -> Result<(), PipelineError> {
 
 /// The files a run of `plan` into `output` has yet to write, each with at least the bytes it
 /// takes: those not there yet ([`least_new_bytes_with`] the [`work::built_in`] kinds of work).
-pub fn least_new_bytes(plan: &Plan, output: &Path) -> Vec<(PathBuf, u64)> {
+pub fn least_new_bytes(plan: &Plan, output: &Folder) -> Vec<(PathBuf, u64)> {
     least_new_bytes_with(plan, output, &work::built_in())
 }
 
@@ -318,12 +312,12 @@ pub fn least_new_bytes(plan: &Plan, output: &Path) -> Vec<(PathBuf, u64)> {
 /// about its size.
 pub fn least_new_bytes_with(
     plan: &Plan,
-    output: &Path,
+    output: &Folder,
     works: &[Box<dyn work::Work>],
 ) -> Vec<(PathBuf, u64)> {
     let mut out = Vec::new();
     for spec in &plan.spaces {
-        let dir = space::dir(output, spec);
+        let dir = output.space(spec);
         for (name, bytes) in space::least_bytes(spec) {
             if !space::present(&dir, &name) {
                 out.push((dir.join(name), bytes));
@@ -408,7 +402,7 @@ const PARALLEL_SPACES: usize = 8;
 /// (always on the local engine: only the leader needs them).
 fn run_spaces(
     plan: &Plan,
-    output: &Path,
+    output: &Folder,
     opts: &RunOptions,
 ) -> Result<Vec<SpaceReport>, PipelineError> {
     use rayon::prelude::*;
@@ -453,10 +447,10 @@ fn run_spaces(
 
 fn run_one(
     spec: &SpaceSpec,
-    output: &Path,
+    output: &Folder,
     opts: &RunOptions,
 ) -> Result<SpaceReport, PipelineError> {
-    let dir = space::dir(output, spec);
+    let dir = output.space(spec);
     let mut report = run_space(spec.puzzle.as_ref(), &dir, &spec.metrics, opts)?;
     report.tags = spec.tags.clone();
     Ok(report)

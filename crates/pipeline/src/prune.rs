@@ -11,6 +11,7 @@ use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use atlas::folder::Folder;
 use huarong_store::artifact::MAGIC;
 
 use crate::manifest;
@@ -21,7 +22,7 @@ use crate::work::Done;
 /// the artifacts it listed), what each kind of work made and the tables the export wrote;
 /// returns their paths relative to `output`.
 pub fn prune(
-    output: &Path,
+    output: &Folder,
     spaces: &[SpaceReport],
     done: &[Done],
     tables: &[(String, u64)],
@@ -39,7 +40,7 @@ pub fn prune(
         }
     }
     let mut removed = Vec::new();
-    let mut entries: Vec<_> = std::fs::read_dir(output)?.flatten().collect();
+    let mut entries: Vec<_> = std::fs::read_dir(output.root())?.flatten().collect();
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let path = entry.path();

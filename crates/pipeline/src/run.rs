@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+use atlas::folder::Folder;
 use components::Components;
 use distances::Distances;
 use enumerate::StateTable;
@@ -174,29 +175,14 @@ pub struct PatternReport {
     pub artifact: (String, u64),
 }
 
-/// Creates an artifact folder and removes the temporaries a killed run left in it.
-pub(crate) fn prepare(dir: &Path, opts: &RunOptions) -> Result<(), StageError> {
-    std::fs::create_dir_all(dir).map_err(|source| {
-        StageError::Artifact(huarong_store::ArtifactError::Io {
-            path: dir.to_owned(),
-            source,
-        })
-    })?;
-    for name in huarong_store::atomic::remove_stale_temporaries(dir) {
-        opts.reporter
-            .note(&format!("removed {name}, left by an interrupted run"));
-    }
-    Ok(())
-}
-
 /// Builds (or reuses) the pattern database of `abstraction` under `output`.
 pub fn run_pattern(
     abstraction: &dyn Abstraction,
-    output: &Path,
+    output: &Folder,
     opts: &RunOptions,
 ) -> Result<PatternReport, StageError> {
-    let dir = space::pattern_dir(output, abstraction);
-    prepare(&dir, opts)?;
+    let dir = output.patterns(abstraction);
+    crate::folder::prepare(&dir, opts)?;
     let id = abstraction.id();
     let t = Instant::now();
     let (db, outcome) = patterns::run(
@@ -277,7 +263,7 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
     metrics: &[usize],
     opts: &RunOptions,
 ) -> Result<SpaceReport, StageError> {
-    prepare(dir, opts)?;
+    crate::folder::prepare(dir, opts)?;
     let space_id = puzzle.space_id();
     let mut timer = Timer {
         reporter: &opts.reporter,

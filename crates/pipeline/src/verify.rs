@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use atlas::folder::Folder;
 use huarong_store::artifact::Artifact;
 
 use crate::manifest::{self, FileCheck};
@@ -29,16 +30,17 @@ pub fn verify_with(
         return Ok(checks);
     };
     let plan = pipeline.section.spaces();
+    let folder = Folder::new(dir);
     let mut expected: HashMap<String, Expected> = HashMap::new();
     for spec in &plan.spaces {
-        space::expected(&space::dir(dir, spec), spec, &mut expected);
+        space::expected(&folder.space(spec), spec, &mut expected);
     }
     for w in works {
-        w.expected(&plan, dir, &mut expected);
+        w.expected(&plan, &folder, &mut expected);
     }
-    let export_problem = match export::fingerprint(pipeline, &plan, dir, works) {
+    let export_problem = match export::fingerprint(pipeline, &plan, &folder, works) {
         Err(_) => Some("stale: the export's input artifacts are missing or bad".to_owned()),
-        Ok(fp) => match manifest::stored_fingerprint(&dir.join(manifest::FILE)) {
+        Ok(fp) => match manifest::stored_fingerprint(&folder.manifest()) {
             Some(stored) if stored == fp => None,
             Some(stored) => Some(format!(
                 "stale: exported from other inputs or by another version \
@@ -61,7 +63,7 @@ pub fn verify_with(
                 }
                 Some(Expected::InputNotCurrent(why)) => Some(format!("stale: {why}")),
                 Some(Expected::Fingerprint(fp) | Expected::Optional(fp)) => {
-                    match Artifact::peek_header(&dir.join(&c.file)) {
+                    match Artifact::peek_header(&folder.file(&c.file)) {
                         Ok(h) if h.fingerprint == *fp => None,
                         Ok(h) => Some(format!(
                             "stale: built from other inputs or parameters \

@@ -6,9 +6,10 @@
 
 use std::any::Any;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
+use atlas::folder::Folder;
 use huarong_core::Table;
 use huarong_core::driver::Plan;
 use huarong_store::StageError;
@@ -29,13 +30,13 @@ pub trait Work: Send + Sync {
 
     /// The files a run has yet to write, each with at least the bytes it takes (those that are
     /// there are reused or replaced by one of about their size).
-    fn least_new_bytes(&self, _plan: &Plan, _output: &Path) -> Vec<(PathBuf, u64)> {
+    fn least_new_bytes(&self, _plan: &Plan, _output: &Folder) -> Vec<(PathBuf, u64)> {
         Vec::new()
     }
 
     /// What the next run expects of each of its artifacts, keyed by the path relative to the
     /// output folder.
-    fn expected(&self, plan: &Plan, output: &Path, out: &mut HashMap<String, Expected>);
+    fn expected(&self, plan: &Plan, output: &Folder, out: &mut HashMap<String, Expected>);
 
     /// Builds, or reuses, all of it, after the spaces' stages (`spaces`: their reports, in plan
     /// order, with their artifacts). A follower of a multi-process run does its share, or
@@ -44,13 +45,13 @@ pub trait Work: Send + Sync {
         &self,
         plan: &Plan,
         spaces: &[SpaceReport],
-        output: &Path,
+        output: &Folder,
         opts: &RunOptions,
     ) -> Result<Done, PipelineError>;
 
     /// Each item's id and checksum as its artifacts on disk say now (`verify`: the export's
     /// fingerprint of the folder); an error when one is missing or unreadable.
-    fn on_disk(&self, plan: &Plan, output: &Path) -> Result<Vec<(String, u64)>, StageError>;
+    fn on_disk(&self, plan: &Plan, output: &Folder) -> Result<Vec<(String, u64)>, StageError>;
 
     /// Its Parquet tables (file name, table), written by the export.
     fn tables(&self, plan: &Plan, done: &Done) -> Result<Vec<(String, Table)>, PipelineError>;
@@ -140,18 +141,18 @@ impl Work for Patterns {
         Ok(())
     }
 
-    fn least_new_bytes(&self, plan: &Plan, output: &Path) -> Vec<(PathBuf, u64)> {
+    fn least_new_bytes(&self, plan: &Plan, output: &Folder) -> Vec<(PathBuf, u64)> {
         plan.patterns
             .iter()
             .map(|a| {
-                let path = space::pattern_dir(output, a.as_ref()).join(space::files::PATTERN);
+                let path = output.pattern_file(a.as_ref());
                 (path, patterns::least_file_bytes(a.as_ref()))
             })
             .filter(|(path, _)| !path.exists())
             .collect()
     }
 
-    fn expected(&self, plan: &Plan, _output: &Path, out: &mut HashMap<String, Expected>) {
+    fn expected(&self, plan: &Plan, _output: &Folder, out: &mut HashMap<String, Expected>) {
         for a in &plan.patterns {
             space::expected_pattern(a.as_ref(), out);
         }
@@ -161,7 +162,7 @@ impl Work for Patterns {
         &self,
         plan: &Plan,
         _spaces: &[SpaceReport],
-        output: &Path,
+        output: &Folder,
         opts: &RunOptions,
     ) -> Result<Done, PipelineError> {
         if opts.engine.is_follower() {
@@ -175,7 +176,7 @@ impl Work for Patterns {
         Ok(Done::of_items(reports, |p| (&p.id, &p.artifact)))
     }
 
-    fn on_disk(&self, plan: &Plan, output: &Path) -> Result<Vec<(String, u64)>, StageError> {
+    fn on_disk(&self, plan: &Plan, output: &Folder) -> Result<Vec<(String, u64)>, StageError> {
         atlas::fingerprint::patterns_on_disk(plan, output)
     }
 
@@ -201,7 +202,7 @@ impl Work for Censuses {
         "censuses"
     }
 
-    fn expected(&self, plan: &Plan, _output: &Path, out: &mut HashMap<String, Expected>) {
+    fn expected(&self, plan: &Plan, _output: &Folder, out: &mut HashMap<String, Expected>) {
         for u in &plan.universes {
             census::expected_universe(u.as_ref(), out);
         }
@@ -211,7 +212,7 @@ impl Work for Censuses {
         &self,
         plan: &Plan,
         _spaces: &[SpaceReport],
-        output: &Path,
+        output: &Folder,
         opts: &RunOptions,
     ) -> Result<Done, PipelineError> {
         let mut reports = Vec::new();
@@ -222,7 +223,7 @@ impl Work for Censuses {
         Ok(Done::of_items(reports, |u| (&u.id, &u.artifact)))
     }
 
-    fn on_disk(&self, plan: &Plan, output: &Path) -> Result<Vec<(String, u64)>, StageError> {
+    fn on_disk(&self, plan: &Plan, output: &Folder) -> Result<Vec<(String, u64)>, StageError> {
         atlas::fingerprint::universes_on_disk(plan, output)
     }
 

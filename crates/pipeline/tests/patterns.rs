@@ -8,6 +8,7 @@
 use huarong_core::abstraction::Database;
 use huarong_core::driver::Instance;
 use huarong_core::{Outcome, SplitMix};
+use pipeline::folder::Folder;
 use pipeline::solve::DistanceTables;
 use pipeline::{Pipeline, RunOptions, run_pipeline};
 use sliding::driver::PuzzleInstance;
@@ -46,7 +47,7 @@ fn check(puzzle: &str, groups: &[&str], samples: usize) {
     let text = std::fs::read_to_string(root().join("puzzles").join(puzzle)).unwrap();
     let p = sliding::driver::read_puzzle(puzzle, &text).unwrap();
     let tiles = Tiles::new(&p).unwrap();
-    let tables = DistanceTables::open(dir.path(), &tiles, "step")
+    let tables = DistanceTables::open(&Folder::new(dir.path()), &tiles, "step")
         .unwrap()
         .unwrap();
     let board = TileBoard::new(&p).unwrap();
@@ -124,7 +125,7 @@ fn a_database_is_reused_and_a_stale_one_is_not_used() {
     let p = sliding::parse(&text, "eight").unwrap();
     let a = Pattern::new(&TileBoard::new(&p).unwrap(), "12345678").unwrap();
     assert!(
-        pipeline::space::open_pattern(dir.path(), &a)
+        pipeline::space::open_pattern(&Folder::new(dir.path()), &a)
             .unwrap()
             .is_none()
     );
@@ -145,7 +146,7 @@ fn a_run_that_cannot_fit_on_the_disk_is_refused_up_front() {
     let read = |f: &str| std::fs::read_to_string(f);
     let pipeline = Pipeline::parse_with(registry::families(), &text, &read).unwrap();
     let plan = pipeline.section.spaces();
-    let needed = pipeline::least_new_bytes(&plan, dir.path());
+    let needed = pipeline::least_new_bytes(&plan, &Folder::new(dir.path()));
     let mut sizes: Vec<u64> = needed.iter().map(|(_, b)| *b).collect();
     sizes.sort_unstable();
     // Two databases of 9·8·7·6 placements, then 9!/2 positions' distances.
@@ -175,5 +176,8 @@ fn a_run_that_cannot_fit_on_the_disk_is_refused_up_front() {
         other => panic!("{other:?}"),
     }
     run_pipeline(&pipeline, Some(dir.path()), &RunOptions::default()).unwrap();
-    assert_eq!(pipeline::least_new_bytes(&plan, dir.path()), []);
+    assert_eq!(
+        pipeline::least_new_bytes(&plan, &Folder::new(dir.path())),
+        []
+    );
 }

@@ -12,6 +12,7 @@ use graph::Rows;
 use huarong_core::driver::Plan;
 use huarong_core::{Fingerprint, Outcome, Table};
 use huarong_store::{ArtifactWriter, Expect, Section, StageError};
+use pipeline::folder::Folder;
 use pipeline::run::RunOptions;
 use pipeline::space::{Expected, OpenSpace};
 use pipeline::work::{self, Done, Work};
@@ -47,13 +48,11 @@ impl Work for Degrees {
         "degree tables"
     }
 
-    fn expected(&self, plan: &Plan, output: &Path, out: &mut HashMap<String, Expected>) {
+    fn expected(&self, plan: &Plan, output: &Folder, out: &mut HashMap<String, Expected>) {
         for spec in plan.spaces.iter().filter(|s| s.summary) {
-            let Ok(open) = OpenSpace::open(
-                spec.puzzle.as_ref(),
-                &output.join(spec.puzzle.space_id()),
-                &spec.metrics,
-            ) else {
+            let Ok(open) =
+                OpenSpace::open(spec.puzzle.as_ref(), &output.space(spec), &spec.metrics)
+            else {
                 continue;
             };
             for m in &open.metrics {
@@ -67,7 +66,7 @@ impl Work for Degrees {
         &self,
         plan: &Plan,
         spaces: &[SpaceReport],
-        output: &Path,
+        output: &Folder,
         opts: &RunOptions,
     ) -> Result<Done, PipelineError> {
         let mut checksums = Vec::new();
@@ -82,7 +81,7 @@ impl Work for Degrees {
                     fingerprint: Some(fingerprint),
                 };
                 let (artifact, outcome) = huarong_store::reuse_or_build(
-                    &output.join(&file),
+                    &output.file(&file),
                     expect,
                     opts.force,
                     |path| {
@@ -101,7 +100,7 @@ impl Work for Degrees {
         Ok(Done::new(checksums, artifacts, report))
     }
 
-    fn on_disk(&self, plan: &Plan, output: &Path) -> Result<Vec<(String, u64)>, StageError> {
+    fn on_disk(&self, plan: &Plan, output: &Folder) -> Result<Vec<(String, u64)>, StageError> {
         let mut out = HashMap::new();
         self.expected(plan, output, &mut out);
         let mut files: Vec<String> = out.into_keys().collect();
@@ -111,7 +110,7 @@ impl Work for Degrees {
             .map(|f| {
                 Ok((
                     f.clone(),
-                    huarong_store::Artifact::peek_header(&output.join(f))?.checksum,
+                    huarong_store::Artifact::peek_header(&output.file(&f))?.checksum,
                 ))
             })
             .collect()
@@ -219,7 +218,7 @@ fn the_declared_kinds_expect_what_the_run_wrote_and_follow_their_inputs() {
     run_pipeline(&pipeline, Some(dir.path()), &RunOptions::default()).unwrap();
     let plan = pipeline.section.spaces();
     let spec = &plan.spaces[0];
-    let sdir = space::dir(dir.path(), spec);
+    let sdir = Folder::new(dir.path()).space(spec);
     let id = spec.puzzle.space_id();
     let names: Vec<String> = space::nodes(spec)
         .iter()
@@ -288,7 +287,7 @@ fn the_run_lists_its_artifacts_as_the_folder_holds_them() {
         let summary: Vec<_> = plan.spaces.iter().filter(|s| s.summary).collect();
         assert_eq!(report.spaces.len(), summary.len());
         for (spec, space) in summary.into_iter().zip(&report.spaces) {
-            let sdir = pipeline::space::dir(dir.path(), spec);
+            let sdir = Folder::new(dir.path()).space(spec);
             let on_disk = pipeline::space::artifacts(&sdir, spec).unwrap();
             assert_eq!(space.artifacts, on_disk, "{round}: {}", space.space_id);
             // Three metrics, one table of components: the other two are references to it (the
