@@ -146,7 +146,7 @@ fn moves(position: Option<String>, metric: &str, puzzle: Option<String>) -> PyRe
 fn board(text: &str) -> PyResult<klotski::Board> {
     klotski::codes::read_layout(text)
         .map(|p| p.board)
-        .map_err(PyValueError::new_err)
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// dnomd343/klotski's CommonCode (9 hex digits) of a layout (or of a code).

@@ -390,13 +390,13 @@ pub fn read(text: &str) -> Option<Result<Board, CodeError>> {
 
 /// A position's text as `huarong solve` and `serve` read it: a code ([`read`]) or a layout
 /// (labeled or not); the message says which it was taken for and what is wrong.
-pub fn read_layout(text: &str) -> Result<crate::Parsed, String> {
+pub fn read_layout(text: &str) -> Result<crate::Parsed, huarong_core::InputError> {
     match read(text) {
         Some(board) => Ok(crate::Parsed {
             board: board.map_err(|e| format!("invalid code {:?}: {e}", text.trim()))?,
             labeled: false,
         }),
-        None => crate::parse(text).map_err(|e| format!("invalid layout {text:?}: {e}")),
+        None => crate::parse(text).map_err(|e| format!("invalid layout {text:?}: {e}").into()),
     }
 }
 

@@ -11,7 +11,7 @@ use huarong_core::driver::{
 };
 use huarong_core::picture::Picture;
 use huarong_core::table::Value;
-use huarong_core::{Puzzle, metric_index};
+use huarong_core::{InputError, Puzzle, metric_index};
 use serde::Deserialize;
 
 use crate::ida::{self, Heuristic};
@@ -131,15 +131,15 @@ pub enum PuzzleFile {
 
 /// Reads one puzzle file's text, as a [`SlidingPuzzle`] when its positions fit a code, else
 /// as [`LargeTiles`] when it is sliding tiles.
-pub fn read_puzzle_file(path: &str, text: &str) -> Result<PuzzleFile, String> {
+pub fn read_puzzle_file(path: &str, text: &str) -> Result<PuzzleFile, InputError> {
     match read_sliding(path, text) {
         Ok(p) => Ok(PuzzleFile::Sliding(p)),
         Err(ReadError::TooLarge(e)) => match crate::parse_tiles(text, &stem(path)) {
             Ok(t) => Ok(PuzzleFile::Large(t)),
-            Err(crate::PuzzleError::NotTiles(_)) => Err(e),
-            Err(other) => Err(format!("{path}: {other}")),
+            Err(crate::PuzzleError::NotTiles(_)) => Err(e.into()),
+            Err(other) => Err(format!("{path}: {other}").into()),
         },
-        Err(ReadError::Other(e)) => Err(e),
+        Err(ReadError::Other(e)) => Err(e.into()),
     }
 }
 
@@ -149,8 +149,8 @@ enum ReadError {
 }
 
 /// Reads one puzzle file's text (`path` names it in errors and gives the space id).
-pub fn read_puzzle(path: &str, text: &str) -> Result<SlidingPuzzle, String> {
-    read_sliding(path, text).map_err(|(ReadError::TooLarge(e) | ReadError::Other(e))| e)
+pub fn read_puzzle(path: &str, text: &str) -> Result<SlidingPuzzle, InputError> {
+    read_sliding(path, text).map_err(|(ReadError::TooLarge(e) | ReadError::Other(e))| e.into())
 }
 
 fn read_sliding(path: &str, text: &str) -> Result<SlidingPuzzle, ReadError> {
