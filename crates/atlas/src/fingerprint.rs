@@ -22,14 +22,27 @@ use crate::space;
 /// 7: the Klotski database (`klotski_puzzles.parquet`, the summary's new columns).
 pub const VERSION: u32 = 7;
 
+/// Each item's id and checksum, as the folder's headers say, of one kind of work beside the
+/// spaces.
+pub type OnDisk = fn(&Plan, &Folder) -> Result<Vec<(String, u64)>, StageError>;
+
+/// The kinds of work a pipeline file can plan beside its spaces (a section's `Plan`: pattern
+/// databases, universes' censuses), by name, in the export fingerprint's order, each with its
+/// items on disk: what a reader recomputes a folder's fingerprint from. The batch side builds
+/// them (`pipeline::work::built_in`, the same names in the same order: its tests check it).
+pub const PLANNED: [(&str, OnDisk); 2] = [
+    ("pattern databases", patterns_on_disk),
+    ("censuses", universes_on_disk),
+];
+
 /// The fingerprint the export of `pipeline` over `plan`'s spaces in `output` must carry (the
 /// spaces' artifact headers are read, not verified: the stages just did that), with the
-/// artifacts of the kinds of work a pipeline file can plan: pattern databases, then censuses.
+/// artifacts of the kinds of work a pipeline file can plan ([`PLANNED`]).
 pub fn fingerprint(pipeline: &Pipeline, plan: &Plan, output: &Folder) -> Result<u64, StageError> {
-    let others = [
-        patterns_on_disk(plan, output)?,
-        universes_on_disk(plan, output)?,
-    ];
+    let others = PLANNED
+        .iter()
+        .map(|(_, on_disk)| on_disk(plan, output))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(fingerprint_of(
         pipeline,
         plan,

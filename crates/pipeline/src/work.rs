@@ -105,7 +105,8 @@ impl Done {
 }
 
 /// The kinds of work every run walks, in this order (the export's fingerprint lists each that
-/// has items in it): pattern databases, then censuses.
+/// has items in it): the kinds a pipeline file can plan, as readers fingerprint them
+/// (`atlas::fingerprint::PLANNED`: pattern databases, then censuses).
 pub fn built_in() -> Vec<Box<dyn Work>> {
     vec![Box::new(Patterns), Box::new(Censuses)]
 }
@@ -233,5 +234,19 @@ impl Work for Censuses {
             return Ok(Vec::new());
         }
         Ok(tables::universes(reports, plan.spaces.is_empty())?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader recomputes a folder's export fingerprint from the kinds of work a pipeline file
+    /// can plan (`atlas::fingerprint::PLANNED`): the run must build those, in that order.
+    #[test]
+    fn the_built_in_kinds_are_the_ones_a_reader_fingerprints() {
+        let built: Vec<&str> = built_in().iter().map(|w| w.name()).collect();
+        let planned: Vec<&str> = atlas::fingerprint::PLANNED.iter().map(|k| k.0).collect();
+        assert_eq!(built, planned);
     }
 }
