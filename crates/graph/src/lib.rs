@@ -36,7 +36,10 @@ pub use cover::{CoverView, Lifted};
 
 use enumerate::StateTable;
 use fixedbitset::FixedBitSet;
-use huarong_core::{BlockShifts, Fingerprint, Outcome, Puzzle, Reporter};
+use huarong_core::indexed::{Indexed, Lookup};
+use huarong_core::{
+    BlockShifts, Fingerprint, IndexedMoves, Outcome, Puzzle, Reporter, indexed_moves,
+};
 use huarong_store::{
     Artifact, ArtifactWriter, Expect, Header, Section, StageError, reuse_or_build,
 };
@@ -87,7 +90,7 @@ fn covers<P: Puzzle + ?Sized>(puzzle: &P, metric: usize) -> bool {
 
 fn cover_of<P: Puzzle + ?Sized>(puzzle: &P, metric: usize) -> Option<huarong_core::Cover> {
     (!puzzle.directed() && puzzle.stores_graph())
-        .then(|| huarong_core::indexed_moves(puzzle).cover(metric))
+        .then(|| indexed_moves(puzzle).cover(metric))
         .flatten()
 }
 
@@ -527,6 +530,8 @@ impl Rows for CsrView<'_> {
 /// same sorted, distinct lists the graph stage would have stored).
 pub struct Regenerated<'a, P: ?Sized> {
     puzzle: &'a P,
+    /// The puzzle's moves over indices, asked for once.
+    moves: Indexed<'a, P>,
     states: &'a StateTable,
     metric: usize,
 }
@@ -544,6 +549,7 @@ impl<'a, P: Puzzle + ?Sized> Regenerated<'a, P> {
     pub fn new(puzzle: &'a P, states: &'a StateTable, metric: usize) -> Self {
         Regenerated {
             puzzle,
+            moves: indexed_moves(puzzle),
             states,
             metric,
         }
@@ -560,6 +566,7 @@ impl<P: Puzzle + ?Sized> Rows for Regenerated<'_, P> {
         let lookup = lookup_in(self.puzzle, self.states);
         neighbors_of(
             self.puzzle,
+            &*self.moves,
             self.states,
             &lookup,
             self.metric,
@@ -575,13 +582,8 @@ impl<P: Puzzle + ?Sized> Rows for Regenerated<'_, P> {
         let lookup = lookup_in(self.puzzle, self.states);
         buf.clear();
         let code = code_of(self.puzzle, self.states, u as usize);
-        huarong_core::indexed_moves(self.puzzle).neighbor_indices_above(
-            u as u64,
-            code,
-            self.metric,
-            &lookup,
-            buf,
-        );
+        self.moves
+            .neighbor_indices_above(u as u64, code, self.metric, &lookup, buf);
         buf.sort_unstable();
         buf.dedup();
         buf
@@ -591,29 +593,19 @@ impl<P: Puzzle + ?Sized> Rows for Regenerated<'_, P> {
     fn each_neighbor(&self, states: &[u32], f: &mut dyn FnMut(u32, u32)) {
         let lookup = lookup_in(self.puzzle, self.states);
         let code = |u: u32| code_of(self.puzzle, self.states, u as usize);
-        huarong_core::indexed_moves(self.puzzle).each_neighbor_index(
-            states,
-            self.metric,
-            &code,
-            &lookup,
-            f,
-        );
+        self.moves
+            .each_neighbor_index(states, self.metric, &code, &lookup, f);
     }
 
     fn block_shifts(&self) -> Option<BlockShifts> {
-        huarong_core::indexed_moves(self.puzzle).block_shifts(self.metric)
+        self.moves.block_shifts(self.metric)
     }
 
     fn each_other_neighbor(&self, states: &[u32], f: &mut dyn FnMut(u32, u32)) {
         let lookup = lookup_in(self.puzzle, self.states);
         let code = |u: u32| code_of(self.puzzle, self.states, u as usize);
-        huarong_core::indexed_moves(self.puzzle).each_other_neighbor_index(
-            states,
-            self.metric,
-            &code,
-            &lookup,
-            f,
-        );
+        self.moves
+            .each_other_neighbor_index(states, self.metric, &code, &lookup, f);
     }
 
     fn is_stored(&self) -> bool {
@@ -698,20 +690,15 @@ impl<P: Puzzle + ?Sized> Rows for Moves<'_, P> {
 /// Neighbour indices of state `i`, sorted and deduplicated.
 fn neighbors_of<P: Puzzle + ?Sized>(
     puzzle: &P,
+    moves: &dyn IndexedMoves,
     states: &StateTable,
-    lookup: &huarong_core::indexed::Lookup<'_>,
+    lookup: &Lookup<'_>,
     metric: usize,
     i: usize,
     out: &mut Vec<u32>,
 ) {
     out.clear();
-    huarong_core::indexed_moves(puzzle).neighbor_indices(
-        i as u64,
-        code_of(puzzle, states, i),
-        metric,
-        lookup,
-        out,
-    );
+    moves.neighbor_indices(i as u64, code_of(puzzle, states, i), metric, lookup, out);
     out.sort_unstable();
     out.dedup();
 }
@@ -911,6 +898,7 @@ fn write<P: Puzzle + ?Sized>(
     }
 
     // Pass 1: the number of arcs leaving each chunk of states.
+    let moves = indexed_moves(puzzle);
     let chunks = n.div_ceil(CHUNK);
     let chunk_arcs: Vec<u64> = (0..chunks)
         .into_par_iter()
@@ -918,12 +906,10 @@ fn write<P: Puzzle + ?Sized>(
             let mut arcs = 0u64;
             for i in k * CHUNK..((k + 1) * CHUNK).min(n) {
                 let code = code_of(puzzle, states, i);
-                arcs += match huarong_core::indexed_moves(puzzle)
-                    .distinct_degree(i as u64, code, metric)
-                {
+                arcs += match moves.distinct_degree(i as u64, code, metric) {
                     Some(d) => d as u64,
                     None => {
-                        neighbors_of(puzzle, states, &lookup, metric, i, buf);
+                        neighbors_of(puzzle, &*moves, states, &lookup, metric, i, buf);
                         buf.len() as u64
                     }
                 };
@@ -952,7 +938,7 @@ fn write<P: Puzzle + ?Sized>(
             targets.clear();
             let mut at = chunk_start[k];
             for i in start..end {
-                neighbors_of(puzzle, states, &lookup, metric, i, buf);
+                neighbors_of(puzzle, &*moves, states, &lookup, metric, i, buf);
                 targets.extend_from_slice(buf);
                 at += buf.len() as u64;
                 offs.push(at);
@@ -1067,7 +1053,8 @@ fn write_regenerated<P: Puzzle + ?Sized>(
         ),
     );
     let rows = Regenerated::new(puzzle, states, target.metric);
-    let counted = huarong_core::indexed_moves(puzzle)
+    let moves = indexed_moves(puzzle);
+    let counted = moves
         .degree_counts(target.metric)
         .filter(|c| c.iter().sum::<u64>() == n as u64);
     let histogram = counted.unwrap_or_else(|| {
@@ -1077,7 +1064,7 @@ fn write_regenerated<P: Puzzle + ?Sized>(
                 let mut counts = Vec::new();
                 let end = ((k + 1) * CHUNK).min(n);
                 for i in k * CHUNK..end {
-                    let d = match huarong_core::indexed_moves(puzzle).distinct_degree(
+                    let d = match moves.distinct_degree(
                         i as u64,
                         code_of(puzzle, states, i),
                         target.metric,
@@ -1131,7 +1118,7 @@ fn write_one_pass<P: Puzzle + ?Sized>(
     puzzle: &P,
     states: &StateTable,
     targets: &[Target<'_>],
-    lookup: &huarong_core::indexed::Lookup<'_>,
+    lookup: &Lookup<'_>,
     bar: &huarong_core::Progress,
 ) -> Result<Vec<Header>, StageError> {
     let n = states.len();
@@ -1165,7 +1152,7 @@ fn hold_one_pass<P: Puzzle + ?Sized>(
     puzzle: &P,
     states: &StateTable,
     targets: &[Target<'_>],
-    lookup: &huarong_core::indexed::Lookup<'_>,
+    lookup: &Lookup<'_>,
     bar: &huarong_core::Progress,
 ) -> Result<Vec<(Header, Option<Held>)>, StageError> {
     let n = states.len();
@@ -1174,7 +1161,7 @@ fn hold_one_pass<P: Puzzle + ?Sized>(
         .iter()
         .zip(graphs)
         .map(|(target, held)| {
-            let histogram = huarong_core::indexed_moves(puzzle)
+            let histogram = indexed_moves(puzzle)
                 .degree_counts(target.metric)
                 .filter(|c| c.iter().sum::<u64>() == n as u64)
                 .unwrap_or_else(|| {
@@ -1198,10 +1185,10 @@ fn one_pass_lists<P: Puzzle + ?Sized>(
     puzzle: &P,
     states: &StateTable,
     targets: &[Target<'_>],
-    lookup: &huarong_core::indexed::Lookup<'_>,
+    lookup: &Lookup<'_>,
     bar: &huarong_core::Progress,
 ) -> Vec<Held> {
-    let above = !puzzle.directed() && huarong_core::indexed_moves(puzzle).ranks_above();
+    let above = !puzzle.directed() && indexed_moves(puzzle).ranks_above();
     let chunks = chunk_lists(puzzle, states, targets, above, lookup, bar);
     let lists = |t: usize| {
         chunks
@@ -1337,11 +1324,12 @@ fn chunk_lists<P: Puzzle + ?Sized>(
     states: &StateTable,
     targets: &[Target<'_>],
     above: bool,
-    lookup: &huarong_core::indexed::Lookup<'_>,
+    lookup: &Lookup<'_>,
     bar: &huarong_core::Progress,
 ) -> Vec<Vec<(Vec<u32>, Vec<u32>)>> {
     let n = states.len();
     let metrics: Vec<usize> = targets.iter().map(|t| t.metric).collect();
+    let moves = indexed_moves(puzzle);
     (0..n.div_ceil(CHUNK))
         .into_par_iter()
         .map(|k| {
@@ -1353,11 +1341,9 @@ fn chunk_lists<P: Puzzle + ?Sized>(
             for i in start..end {
                 let code = code_of(puzzle, states, i);
                 if above {
-                    huarong_core::indexed_moves(puzzle)
-                        .neighbor_indices_above_in(i as u64, code, &metrics, lookup, &mut lists);
+                    moves.neighbor_indices_above_in(i as u64, code, &metrics, lookup, &mut lists);
                 } else {
-                    huarong_core::indexed_moves(puzzle)
-                        .neighbor_indices_in(i as u64, code, &metrics, lookup, &mut lists);
+                    moves.neighbor_indices_in(i as u64, code, &metrics, lookup, &mut lists);
                 }
                 for ((list, degrees), end) in lists.iter_mut().zip(&mut degrees).zip(&mut ends) {
                     let row = &mut list[*end..];
