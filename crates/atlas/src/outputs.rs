@@ -19,7 +19,7 @@ use rayon::prelude::*;
 
 use crate::folder::Folder;
 use crate::manifest;
-use crate::space::{self, files};
+use crate::space::{self, Kind};
 use huarong_core::ErrorKind;
 use huarong_core::driver::Families;
 use pipeline_config::{ConfigError, Pipeline};
@@ -281,7 +281,7 @@ impl Outputs {
     /// How many states `space` has: an explored space's table says so in its header (its
     /// codes are not hashed for that); a ranked space's small table is opened.
     pub fn len(&self, space: &str) -> Result<usize, OutputsError> {
-        let path = self.folder.space_named(space).join(files::STATES);
+        let path = self.folder.space_named(space).join(Kind::States.file(""));
         let header = Artifact::peek_header(&path)?;
         if let [codes] = &header.sections[..] {
             return Ok(codes.len as usize);
@@ -291,14 +291,18 @@ impl Outputs {
 
     fn open_states(&self, space: &str) -> Result<enumerate::StateTable, OutputsError> {
         let spec = self.spec(space)?;
-        let path = self.folder.space_named(space).join(files::STATES);
+        let path = self.folder.space_named(space).join(Kind::States.file(""));
         let expect = Expect {
             kind: enumerate::KIND,
             fingerprint: Some(enumerate::fingerprint(spec.puzzle.as_ref())),
         };
         let artifact = Artifact::open_for_use_remembered(&path, expect, &self.hashed)?;
         let table = enumerate::StateTable::from_artifact(artifact)?;
-        if self.vouched.get(&format!("{space}/{}", files::STATES)) != Some(&table.checksum()) {
+        if self
+            .vouched
+            .get(&format!("{space}/{}", Kind::States.file("")))
+            != Some(&table.checksum())
+        {
             return Err(OutputsError::Changed(path));
         }
         Ok(table)
@@ -308,7 +312,7 @@ impl Outputs {
     pub fn distances(&self, space: &str, metric: &str) -> Result<Values<u16>, OutputsError> {
         let metric = self.metric_name(space, metric)?;
         let n = self.len(space)?;
-        let name = files::distances(metric);
+        let name = Kind::Distances.file(metric);
         let parts = self.open_artifact(space, &name, distances::KIND)?;
         self.column(space, &name, parts, n)
     }
@@ -317,7 +321,7 @@ impl Outputs {
     pub fn components(&self, space: &str, metric: &str) -> Result<Values<u32>, OutputsError> {
         let metric = self.metric_name(space, metric)?;
         let n = self.len(space)?;
-        let name = files::components(metric);
+        let name = Kind::Components.file(metric);
         let mut parts = self.open_artifact(space, &name, components::KIND)?;
         if parts.len() == 1 {
             // Whole: its own ids, another metric's (a reference to that table, followed), or

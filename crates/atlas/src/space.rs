@@ -28,22 +28,8 @@ use huarong_store::{StageError, shards};
 
 use crate::folder::Folder;
 
-/// File names of a space's artifacts inside its folder.
+/// File names of the artifacts beside the spaces' (a space's own are its [`Kind`]s').
 pub mod files {
-    pub const STATES: &str = "states.bin";
-
-    pub fn graph(metric: &str) -> String {
-        format!("graph-{metric}.csr")
-    }
-
-    pub fn components(metric: &str) -> String {
-        format!("components-{metric}.bin")
-    }
-
-    pub fn distances(metric: &str) -> String {
-        format!("distances-{metric}.bin")
-    }
-
     /// A pattern database, alone in its abstraction's folder.
     pub const PATTERN: &str = "pattern.bin";
 
@@ -94,11 +80,16 @@ impl Kind {
     /// Its file in the space's folder, for `metric` (a metric's name; ignored by the state table).
     pub fn file(self, metric: &str) -> String {
         match self {
-            Kind::States => files::STATES.to_owned(),
-            Kind::Graph => files::graph(metric),
-            Kind::Components => files::components(metric),
-            Kind::Distances => files::distances(metric),
+            Kind::States => "states.bin".to_owned(),
+            Kind::Graph => format!("graph-{metric}.csr"),
+            Kind::Components => format!("components-{metric}.bin"),
+            Kind::Distances => format!("distances-{metric}.bin"),
         }
+    }
+
+    /// Its artifact in the space folder `dir`, for `metric` (as [`Kind::file`]).
+    pub fn path(self, dir: &Path, metric: &str) -> PathBuf {
+        dir.join(self.file(metric))
     }
 
     /// Whether a space has one per metric (else one for all).
@@ -331,7 +322,7 @@ pub fn expected(sdir: &Path, spec: &SpaceSpec, out: &mut HashMap<String, Expecte
     let id = puzzle.space_id();
     let rel = |name: &str| format!("{id}/{name}");
     // The state table is opened (verified) for its distance sources.
-    let states = StateTable::open(&sdir.join(files::STATES), puzzle).ok();
+    let states = StateTable::open(&Kind::States.path(sdir, ""), puzzle).ok();
     let sources = states
         .as_ref()
         .and_then(|s| distances::sources(puzzle, s).ok());
@@ -411,7 +402,7 @@ impl OpenSpace {
         dir: &Path,
         metrics: &[usize],
     ) -> Result<Self, StageError> {
-        let states = StateTable::open(&dir.join(files::STATES), puzzle)?;
+        let states = StateTable::open(&Kind::States.path(dir, ""), puzzle)?;
         // The distance sources (a scan over every state for goals) are the same in every metric.
         let sources = distances::sources(puzzle, &states)?;
         Self::open_rest(puzzle, dir, metrics, states, &sources)
@@ -424,7 +415,7 @@ impl OpenSpace {
         metrics: &[usize],
         sources: &[u32],
     ) -> Result<Self, StageError> {
-        let states = StateTable::open(&dir.join(files::STATES), puzzle)?;
+        let states = StateTable::open(&Kind::States.path(dir, ""), puzzle)?;
         Self::open_rest(puzzle, dir, metrics, states, sources)
     }
 

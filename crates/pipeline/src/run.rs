@@ -14,7 +14,7 @@ use huarong_core::{Abstraction, Outcome, Puzzle, Reporter};
 use huarong_store::StageError;
 use rayon::prelude::*;
 
-use crate::space::{self, files};
+use crate::space::{self, Kind, files};
 
 /// Options shared by every stage of a run.
 #[derive(Debug, Clone, Default)]
@@ -273,7 +273,7 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
     let (force, reporter) = (opts.force, &opts.reporter);
     let bound = opts.state_bound();
     let states = timer.time("enumerate", || {
-        enumerate::run_bounded(puzzle, &dir.join(files::STATES), force, bound, reporter)
+        enumerate::run_bounded(puzzle, &Kind::States.path(dir, ""), force, bound, reporter)
     })?;
     let goals = goal_mask(puzzle, &states);
     let goal_states = goals.iter().filter(|&&g| g).count() as u64;
@@ -292,7 +292,7 @@ pub fn run_space<P: Puzzle + ?Sized + 'static>(
                     puzzle,
                     &states,
                     m,
-                    &dir.join(files::graph(name)),
+                    &Kind::Graph.path(dir, name),
                     force,
                     reporter,
                 )
@@ -396,7 +396,7 @@ fn whole_tables<P: Puzzle + ?Sized, R: graph::Rows>(
     // Distances first: on an undirected graph their search tells the components stage which
     // states share a source's component.
     let dists = timer.time(&format!("dist {name}"), || {
-        let path = dir.join(files::distances(name));
+        let path = Kind::Distances.path(dir, name);
         match opts.engine.cluster(puzzle) {
             None => distances::run_from(
                 puzzle, states, csr, rows, src, &path, &label, force, reporter,
@@ -409,7 +409,7 @@ fn whole_tables<P: Puzzle + ?Sized, R: graph::Rows>(
         }
     })?;
     let comps = timer.time(&format!("comps {name}"), || {
-        let path = dir.join(files::components(name));
+        let path = Kind::Components.path(dir, name);
         // Another metric's table where the puzzle says they are the same (on any engine: no
         // search needed).
         if let Some(from) = like.filter(|_| !csr.is_directed()) {
@@ -431,7 +431,7 @@ fn whole_tables<P: Puzzle + ?Sized, R: graph::Rows>(
             }),
         }
     })?;
-    for file in [files::components(name), files::distances(name)] {
+    for file in [Kind::Components.file(name), Kind::Distances.file(name)] {
         remove_other_forms(dir, &file, None)?;
     }
     Ok((comps, dists))
@@ -454,8 +454,8 @@ fn written_in_parts<P: Puzzle + ?Sized>(
 ) -> Result<Option<(Components, Distances, [f64; 2])>, StageError> {
     let label = format!("{} {name}", puzzle.space_id());
     let (cpath, dpath) = (
-        dir.join(files::components(name)),
-        dir.join(files::distances(name)),
+        Kind::Components.path(dir, name),
+        Kind::Distances.path(dir, name),
     );
     let cfp = components::fingerprint(csr);
     let dfp = space::distances_fingerprint(puzzle, src, states.checksum(), csr.checksum());
@@ -468,7 +468,7 @@ fn written_in_parts<P: Puzzle + ?Sized>(
             components::write_part(&path, cfp, &l, part, ids, sizes)
         }),
     )?;
-    remove_other_forms(dir, &files::components(name), Some(cluster.peers()))?;
+    remove_other_forms(dir, &Kind::Components.file(name), Some(cluster.peers()))?;
     let comps_seconds = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let (path, l) = (dpath.clone(), label);
@@ -478,7 +478,7 @@ fn written_in_parts<P: Puzzle + ?Sized>(
         cluster,
         Arc::new(move |part, values: &[u16]| distances::write_part(&path, dfp, &l, part, values)),
     )?;
-    remove_other_forms(dir, &files::distances(name), Some(cluster.peers()))?;
+    remove_other_forms(dir, &Kind::Distances.file(name), Some(cluster.peers()))?;
     let dist_seconds = t.elapsed().as_secs_f64();
     if !cluster.is_leader() {
         return Ok(None);
@@ -519,7 +519,7 @@ fn graphs_together<P: Puzzle + ?Sized>(
     }
     let paths: Vec<PathBuf> = metrics
         .iter()
-        .map(|&m| dir.join(files::graph(puzzle.metrics()[m])))
+        .map(|&m| Kind::Graph.path(dir, puzzle.metrics()[m]))
         .collect();
     let mut todo = Vec::new();
     for (k, &m) in metrics.iter().enumerate() {

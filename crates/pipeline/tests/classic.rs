@@ -5,7 +5,7 @@ use enumerate::StateTable;
 use graph::Csr;
 use huarong_core::{Puzzle, Ranking, UNREACHABLE};
 use klotski::{Metric, PieceSet, Unlabeled, parse};
-use pipeline::space::files;
+use pipeline::space::Kind;
 use pipeline::{RunOptions, run_space};
 
 fn quiet() -> RunOptions {
@@ -17,15 +17,15 @@ fn hengdao_lima_takes_81_piece_moves() {
     let dir = tempfile::tempdir().unwrap();
     let u = Unlabeled::new(PieceSet::CLASSIC);
     run_space(&u, dir.path(), &[0, 1, 2], &quiet()).unwrap();
-    let states = StateTable::open(&dir.path().join(files::STATES), &u).unwrap();
+    let states = StateTable::open(&Kind::States.path(dir.path(), ""), &u).unwrap();
     let start = parse("VCCV/VCCV/VHHV/VSSV/S..S").unwrap().board;
     let i = u.rank(start.code()).unwrap() as usize;
     let mut d = Vec::new();
     for m in ["step", "straight", "piece"] {
         let metric = huarong_core::metric_index(&u, m).unwrap();
-        let csr = Csr::open(&dir.path().join(files::graph(m)), &u, metric, &states).unwrap();
+        let csr = Csr::open(&Kind::Graph.path(dir.path(), m), &u, metric, &states).unwrap();
         let dist =
-            Distances::open(&dir.path().join(files::distances(m)), &u, &states, &csr).unwrap();
+            Distances::open(&Kind::Distances.path(dir.path(), m), &u, &states, &csr).unwrap();
         d.push(dist.values()[i]);
     }
     // 81 piece moves: the published optimum (Gardner, Scientific American, February 1964; the
@@ -250,16 +250,16 @@ fn unlabeled_classic_has_the_readme_figures() {
 /// Runs a space in all three metrics and loads its component ids and distances.
 fn run_and_load<P: Puzzle + 'static>(p: &P, dir: &std::path::Path) -> Opened {
     let report = run_space(p, dir, &[0, 1, 2], &quiet()).unwrap();
-    let states = StateTable::open(&dir.join(files::STATES), p).unwrap();
+    let states = StateTable::open(&Kind::States.path(dir, ""), p).unwrap();
     let mut out = Opened {
         ids: Vec::new(),
         dist: Vec::new(),
         report,
     };
     for (metric, m) in ["step", "straight", "piece"].iter().enumerate() {
-        let csr = Csr::open(&dir.join(files::graph(m)), p, metric, &states).unwrap();
-        let c = components::Components::open(&dir.join(files::components(m)), &csr).unwrap();
-        let d = Distances::open(&dir.join(files::distances(m)), p, &states, &csr).unwrap();
+        let csr = Csr::open(&Kind::Graph.path(dir, m), p, metric, &states).unwrap();
+        let c = components::Components::open(&Kind::Components.path(dir, m), &csr).unwrap();
+        let d = Distances::open(&Kind::Distances.path(dir, m), p, &states, &csr).unwrap();
         out.ids.push(c.ids().to_vec());
         out.dist.push(d.values().to_vec());
     }

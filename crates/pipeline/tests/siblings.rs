@@ -7,7 +7,7 @@ use distances::Distances;
 use enumerate::StateTable;
 use graph::Csr;
 use huarong_core::{Puzzle, UNREACHABLE};
-use pipeline::space::files;
+use pipeline::space::Kind;
 use pipeline::{Pipeline, RunOptions, run_pipeline};
 
 fn quiet() -> RunOptions {
@@ -17,9 +17,9 @@ fn quiet() -> RunOptions {
 /// The distances artifact of a one-metric space.
 fn distances_of<P: Puzzle>(p: &P, dir: &std::path::Path) -> (Vec<u64>, Vec<u16>, Csr) {
     let m = p.metrics()[0];
-    let states = StateTable::open(&dir.join(files::STATES), p).unwrap();
-    let csr = Csr::open(&dir.join(files::graph(m)), p, 0, &states).unwrap();
-    let d = Distances::open(&dir.join(files::distances(m)), p, &states, &csr).unwrap();
+    let states = StateTable::open(&Kind::States.path(dir, ""), p).unwrap();
+    let csr = Csr::open(&Kind::Graph.path(dir, m), p, 0, &states).unwrap();
+    let d = Distances::open(&Kind::Distances.path(dir, m), p, &states, &csr).unwrap();
     (states.codes(p).to_vec(), d.values().to_vec(), csr)
 }
 

@@ -11,7 +11,7 @@ use huarong_core::{Puzzle, Ranking, UNREACHABLE};
 use klotski::{Metric, PieceSet, Unlabeled};
 use pipeline::play::Atlas;
 use pipeline::solve::{Solution, Source, instance};
-use pipeline::space::files;
+use pipeline::space::Kind;
 use pipeline::{Pipeline, RunOptions, run_pipeline};
 use std::path::Path;
 
@@ -50,14 +50,14 @@ fn universe_slice_matches_the_references_and_solves_from_its_tables() {
         let set = space.space_id.strip_suffix("-unlabeled").unwrap();
         let u = Unlabeled::new(set.parse::<PieceSet>().unwrap());
         assert_eq!(space.states, u.len() as u64);
-        let states = StateTable::open(&space.dir.join(files::STATES), &u).unwrap();
+        let states = StateTable::open(&Kind::States.path(&space.dir, ""), &u).unwrap();
         let goals: Vec<u32> = (0..u.len() as u32)
             .filter(|&i| u.is_goal(u.unrank(i as u64)))
             .collect();
         for (m, name) in ["step", "straight", "piece"].iter().enumerate() {
-            let csr = Csr::open(&space.dir.join(files::graph(name)), &u, m, &states).unwrap();
-            let comps = Components::open(&space.dir.join(files::components(name)), &csr).unwrap();
-            let dist = Distances::open(&space.dir.join(files::distances(name)), &u, &states, &csr)
+            let csr = Csr::open(&Kind::Graph.path(&space.dir, name), &u, m, &states).unwrap();
+            let comps = Components::open(&Kind::Components.path(&space.dir, name), &csr).unwrap();
+            let dist = Distances::open(&Kind::Distances.path(&space.dir, name), &u, &states, &csr)
                 .unwrap();
             assert_eq!(
                 comps.ids(),
@@ -69,7 +69,7 @@ fn universe_slice_matches_the_references_and_solves_from_its_tables() {
             assert_eq!(read.as_slice(), comps.ids(), "{} {name}", space.space_id);
             assert_eq!(read.is_mapped(), comps.count() > 1, "{}", space.space_id);
             if comps.count() > 1 {
-                let step = space.dir.join(files::components("step"));
+                let step = Kind::Components.path(&space.dir, "step");
                 assert_eq!(read.path(), Some(step.as_path()), "{}", space.space_id);
             }
             assert_eq!(
