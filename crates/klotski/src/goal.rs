@@ -5,9 +5,9 @@
 
 use std::collections::HashMap;
 
-use huarong_core::Puzzle;
 use huarong_core::driver::{Instance, SolveError, SolvedPath, Step};
 use huarong_core::picture::Picture;
+use huarong_core::{InputError, Puzzle};
 use sliding::driver::PuzzleInstance;
 
 use crate::board::{COLS, ROWS};
@@ -19,14 +19,14 @@ pub fn puzzle_file(
     board: &Board,
     labeled: bool,
     goal: (usize, usize),
-) -> Result<(String, HashMap<char, char>), String> {
+) -> Result<(String, HashMap<char, char>), InputError> {
     let (gr, gc) = goal;
     if gr > ROWS - 2 || gc > COLS - 2 {
-        return Err(format!(
+        return Err(InputError(format!(
             "goal {gr},{gc}: Cao Cao's top-left cell must be within rows 0-{} and columns 0-{}",
             ROWS - 2,
             COLS - 2
-        ));
+        )));
     }
     let notation: Vec<char> = if labeled {
         crate::render_labeled(board)
@@ -80,7 +80,7 @@ pub struct GoalInstance {
 }
 
 impl GoalInstance {
-    pub fn new(board: &Board, labeled: bool, goal: (usize, usize)) -> Result<Self, String> {
+    pub fn new(board: &Board, labeled: bool, goal: (usize, usize)) -> Result<Self, InputError> {
         let (text, back) = puzzle_file(board, labeled, goal)?;
         let puzzle = sliding::parse(&text, "huarong-goal").map_err(|e| e.to_string())?;
         let start = puzzle.start;

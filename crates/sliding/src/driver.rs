@@ -92,7 +92,7 @@ fn space_code(tiles: Option<&Tiles>, code: u64) -> Option<u64> {
 }
 
 /// The pattern databases a section asks of one tiles board: its groups, disjoint.
-fn patterns_of(board: &TileBoard, groups: &Groups) -> Result<Vec<Pattern>, String> {
+fn patterns_of(board: &TileBoard, groups: &Groups) -> Result<Vec<Pattern>, InputError> {
     let letters = match groups {
         Groups::Listed(g) => g.clone(),
         Groups::Default(_) => board.default_groups(),
@@ -103,11 +103,11 @@ fn patterns_of(board: &TileBoard, groups: &Groups) -> Result<Vec<Pattern>, Strin
     for g in &letters {
         let p = Pattern::new(board, g)?;
         if let Some(t) = p.tiles().iter().find(|t| used.contains(t)) {
-            return Err(format!(
+            return Err(InputError(format!(
                 "group {g:?}: tile {:?} is in an earlier group too (groups are disjoint, so \
                  their databases add up)",
                 board.letters[*t as usize]
-            ));
+            )));
         }
         used.extend(p.tiles());
         out.push(p);

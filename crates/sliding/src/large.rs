@@ -3,6 +3,7 @@
 //! build, but its pattern databases ([`crate::pattern`]) and its positions' optimal solutions
 //! by IDA* ([`crate::ida`]) work on every tile's cell, which is what a position is here.
 
+use huarong_core::InputError;
 use huarong_core::picture::{Cell, Look, Picture};
 
 use crate::pattern::TileBoard;
@@ -28,7 +29,7 @@ pub struct Position {
 impl LargeTiles {
     /// The position written as the board's rows joined by `/` (or newlines): each tile's
     /// letter once, `.` the blank.
-    pub fn position(&self, text: &str) -> Result<Position, String> {
+    pub fn position(&self, text: &str) -> Result<Position, InputError> {
         let b = &self.board;
         let rows: Vec<Vec<char>> = text
             .split(['/', '\n'])
@@ -36,7 +37,10 @@ impl LargeTiles {
             .filter(|r| !r.is_empty())
             .collect();
         if rows.len() != b.rows || rows.iter().any(|r| r.len() != b.cols) {
-            return Err(format!("expected {} rows of {} cells", b.rows, b.cols));
+            return Err(InputError(format!(
+                "expected {} rows of {} cells",
+                b.rows, b.cols
+            )));
         }
         let mut cells = vec![u8::MAX; b.tiles()];
         let mut blank = None;
@@ -46,16 +50,23 @@ impl LargeTiles {
                 let here = || format!("row {}, column {}", r + 1, c + 1);
                 if ch == '.' {
                     if blank.is_some() {
-                        return Err(format!("{}: a second blank (the board has one)", here()));
+                        return Err(InputError(format!(
+                            "{}: a second blank (the board has one)",
+                            here()
+                        )));
                     }
                     blank = Some(at);
                     continue;
                 }
                 let Some(t) = b.letters.iter().position(|&l| l == ch) else {
-                    return Err(format!("{}: {ch:?} is not a tile of {}", here(), self.name));
+                    return Err(InputError(format!(
+                        "{}: {ch:?} is not a tile of {}",
+                        here(),
+                        self.name
+                    )));
                 };
                 if cells[t] != u8::MAX {
-                    return Err(format!("{}: tile {ch:?} a second time", here()));
+                    return Err(InputError(format!("{}: tile {ch:?} a second time", here())));
                 }
                 cells[t] = at;
             }
@@ -204,7 +215,7 @@ mod tests {
             ),
         ] {
             let e = t.position(bad).unwrap_err();
-            assert!(e.starts_with(why), "{bad}: {e}");
+            assert!(e.0.starts_with(why), "{bad}: {e}");
         }
     }
 }

@@ -51,7 +51,7 @@ pub mod search;
 pub mod tiles;
 
 use huarong_core::picture::{Cell, Look, Picture};
-use huarong_core::{DistanceSources, Fingerprint, Puzzle};
+use huarong_core::{DistanceSources, Fingerprint, InputError, Puzzle};
 
 pub use file::{PuzzleError, parse, parse_tiles};
 pub use model::{Axis, METRICS};
@@ -212,7 +212,7 @@ impl Puzzle for SlidingPuzzle {
     }
 
     fn parse(&self, text: &str) -> Result<u64, huarong_core::InputError> {
-        Ok(self.position(text)?)
+        self.position(text)
     }
 
     fn distance_sources(&self) -> DistanceSources {
@@ -223,7 +223,7 @@ impl Puzzle for SlidingPuzzle {
 impl SlidingPuzzle {
     /// The code of a position written like the board (rows joined by `/` or newlines): every
     /// piece of the board once, with its shape, on a place its class may take.
-    pub fn position(&self, text: &str) -> Result<u64, String> {
+    pub fn position(&self, text: &str) -> Result<u64, InputError> {
         let rows: Vec<Vec<char>> = text
             .split(['/', '\n'])
             .map(|r| r.trim().chars().collect::<Vec<char>>())
@@ -231,7 +231,7 @@ impl SlidingPuzzle {
             .collect();
         let (nr, nc) = (self.rows(), self.cols());
         if rows.len() != nr || rows.iter().any(|r| r.len() != nc) {
-            return Err(format!("expected {nr} rows of {nc} cells"));
+            return Err(InputError(format!("expected {nr} rows of {nc} cells")));
         }
         let mut cells: std::collections::BTreeMap<char, Vec<(usize, usize)>> = Default::default();
         for (r, row) in rows.iter().enumerate() {
@@ -240,14 +240,18 @@ impl SlidingPuzzle {
                 match (ch, wall) {
                     ('#', true) => {}
                     ('#', false) => {
-                        return Err(format!("row {}, column {}: no wall here", r + 1, c + 1));
+                        return Err(InputError(format!(
+                            "row {}, column {}: no wall here",
+                            r + 1,
+                            c + 1
+                        )));
                     }
                     (_, true) => {
-                        return Err(format!(
+                        return Err(InputError(format!(
                             "row {}, column {}: a wall belongs here",
                             r + 1,
                             c + 1
-                        ));
+                        )));
                     }
                     ('.', false) => {}
                     (_, false) => cells.entry(ch).or_default().push((r, c)),
@@ -263,12 +267,15 @@ impl SlidingPuzzle {
                 .iter()
                 .position(|cl| cl.letters.contains(letter))
             else {
-                return Err(format!("{letter:?} is not a piece of {}", self.name));
+                return Err(InputError(format!(
+                    "{letter:?} is not a piece of {}",
+                    self.name
+                )));
             };
             let class = &self.layout.classes[k];
             let (shape, (r, c)) = model::Shape::of(cs);
             if shape != class.shape {
-                return Err(format!("{letter:?} has the wrong shape"));
+                return Err(InputError(format!("{letter:?} has the wrong shape")));
             }
             let j = class.candidate(r * nc + c).ok_or_else(|| {
                 format!("{letter:?} cannot stand at row {}, column {}", r + 1, c + 1)
@@ -278,12 +285,12 @@ impl SlidingPuzzle {
         }
         for (k, class) in self.layout.classes.iter().enumerate() {
             if filled[k] != class.len() {
-                return Err(format!(
+                return Err(InputError(format!(
                     "{} of the pieces {} are on the board, {} expected",
                     filled[k],
                     class.letters.iter().collect::<String>(),
                     class.len()
-                ));
+                )));
             }
         }
         Ok(self.layout.encode(&places))

@@ -10,8 +10,8 @@
 //! A group is written as its tiles' letters (`"1234567"`); its abstraction's id is
 //! `pattern-<rows>x<cols>-<letters>`, the folder of its database under a pipeline's output.
 
-use huarong_core::Fingerprint;
 use huarong_core::abstraction::{Abstraction, MAX_CELLS};
+use huarong_core::{Fingerprint, InputError};
 
 use crate::SlidingPuzzle;
 use crate::tiles::{Divisor, select64};
@@ -45,7 +45,7 @@ impl TileBoard {
     /// The tiles of `puzzle` when it is a sliding-tiles puzzle (every piece 1×1 and told
     /// apart, one blank, no walls) of at most [`MAX_CELLS`] cells whose goal places every tile; else what
     /// is missing.
-    pub fn new(puzzle: &SlidingPuzzle) -> Result<TileBoard, String> {
+    pub fn new(puzzle: &SlidingPuzzle) -> Result<TileBoard, InputError> {
         let l = &puzzle.layout;
         let n = l.rows * l.cols;
         if crate::tiles::count(puzzle).is_none() {
@@ -56,19 +56,19 @@ impl TileBoard {
             );
         }
         if n > MAX_CELLS {
-            return Err(format!(
+            return Err(InputError(format!(
                 "pattern databases need at most {MAX_CELLS} cells; this board has {n}"
-            ));
+            )));
         }
         let mut goal = vec![u8::MAX; l.classes.len()];
         for &(k, j) in &puzzle.goal {
             goal[k] = l.classes[k].masks[j as usize].trailing_zeros() as u8;
         }
         if let Some(t) = goal.iter().position(|&g| g == u8::MAX) {
-            return Err(format!(
+            return Err(InputError(format!(
                 "pattern databases need a goal that places every tile; it leaves {} free",
                 l.classes[t].letters[0]
-            ));
+            )));
         }
         let goal_blank = (0..n as u8)
             .find(|c| !goal.contains(c))
@@ -105,7 +105,7 @@ impl TileBoard {
     }
 
     /// The tiles of `letters` (each a tile's letter, once), in that order.
-    pub fn group(&self, letters: &str) -> Result<Vec<u8>, String> {
+    pub fn group(&self, letters: &str) -> Result<Vec<u8>, InputError> {
         let mut out: Vec<u8> = Vec::new();
         for ch in letters.chars() {
             let t = self
@@ -115,15 +115,17 @@ impl TileBoard {
                 .ok_or_else(|| format!("group {letters:?}: no tile {ch:?} on this board"))?
                 as u8;
             if out.contains(&t) {
-                return Err(format!("group {letters:?}: tile {ch:?} is listed twice"));
+                return Err(InputError(format!(
+                    "group {letters:?}: tile {ch:?} is listed twice"
+                )));
             }
             out.push(t);
         }
         if out.is_empty() || out.len() > MAX_GROUP {
-            return Err(format!(
+            return Err(InputError(format!(
                 "group {letters:?}: a group has 1 to {MAX_GROUP} tiles, not {}",
                 out.len()
-            ));
+            )));
         }
         Ok(out)
     }
@@ -192,15 +194,15 @@ pub struct Pattern {
 
 impl Pattern {
     /// The group `letters` of `board`.
-    pub fn new(board: &TileBoard, letters: &str) -> Result<Pattern, String> {
+    pub fn new(board: &TileBoard, letters: &str) -> Result<Pattern, InputError> {
         let tiles = board.group(letters)?;
         let n = board.cells();
         let len: u64 = (n - tiles.len() + 1..=n).map(|x| x as u64).product();
         if len > MAX_PLACEMENTS {
-            return Err(format!(
+            return Err(InputError(format!(
                 "group {letters:?}: {len} placements, more than the {MAX_PLACEMENTS} a 32-bit \
                  rank holds: use smaller groups"
-            ));
+            )));
         }
         let (rows, cols) = (board.rows, board.cols);
         let mut not_first = 0u64;
@@ -491,9 +493,9 @@ mod tests {
     #[test]
     fn bad_groups_are_named() {
         let b = fifteen();
-        assert!(b.group("12G").unwrap_err().contains("no tile 'G'"));
-        assert!(b.group("121").unwrap_err().contains("listed twice"));
-        assert!(b.group("123456789").unwrap_err().contains("1 to 8 tiles"));
+        assert!(b.group("12G").unwrap_err().0.contains("no tile 'G'"));
+        assert!(b.group("121").unwrap_err().0.contains("listed twice"));
+        assert!(b.group("123456789").unwrap_err().0.contains("1 to 8 tiles"));
     }
 
     #[test]

@@ -14,7 +14,7 @@ pub mod judge;
 pub mod search;
 
 pub use huarong_core::SplitMix;
-use huarong_core::{Fingerprint, Puzzle, Ranking, UNREACHABLE};
+use huarong_core::{Fingerprint, InputError, Puzzle, Ranking, UNREACHABLE};
 
 /// Version of the state encoding (part of every fingerprint): bump it when codes change meaning.
 const ENCODING_VERSION: u64 = 1;
@@ -186,7 +186,7 @@ impl Grid {
 impl Grid {
     /// Reads a case line as [`Grid::render`] writes it (`k m1 … mk`, the removed matches) into
     /// the mask of remaining matches.
-    pub fn parse(&self, text: &str) -> Result<u64, String> {
+    pub fn parse(&self, text: &str) -> Result<u64, InputError> {
         let numbers = text
             .split_whitespace()
             .map(|t| {
@@ -198,18 +198,21 @@ impl Grid {
             return Err("expected `k m1 … mk`, found nothing".into());
         };
         if removed.len() != k {
-            return Err(format!(
+            return Err(InputError(format!(
                 "{k} removed matches announced, {} listed",
                 removed.len()
-            ));
+            )));
         }
         let mut present = self.full();
         for &m in removed {
             if !(1..=self.matches()).contains(&m) {
-                return Err(format!("match {m} is outside 1..={}", self.matches()));
+                return Err(InputError(format!(
+                    "match {m} is outside 1..={}",
+                    self.matches()
+                )));
             }
             if present >> (m - 1) & 1 == 0 {
-                return Err(format!("match {m} is listed twice"));
+                return Err(InputError(format!("match {m} is listed twice")));
             }
             present &= !(1 << (m - 1));
         }
