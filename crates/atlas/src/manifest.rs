@@ -166,10 +166,10 @@ pub fn verify_tables(dir: &Path) -> std::io::Result<Vec<FileCheck>> {
     Ok(out)
 }
 
-/// What is wrong with a file the manifest lists with `size` and `hash`, if anything.
 /// Checks one table the manifest in `dir` lists (size and xxh3): `Err` says why it cannot be
-/// read — not listed, missing or changed.
-pub fn check_table(dir: &Path, name: &str) -> Result<(), String> {
+/// read — not listed, missing or changed (the reader's [`crate::outputs::OutputsError`] carries
+/// it).
+pub(crate) fn check_table(dir: &Path, name: &str) -> Result<(), String> {
     let text = std::fs::read_to_string(dir.join(FILE)).map_err(|e| format!("{FILE}: {e}"))?;
     if !text.starts_with(HEADER) {
         return Err(format!(
@@ -188,6 +188,7 @@ pub fn check_table(dir: &Path, name: &str) -> Result<(), String> {
     }
 }
 
+/// What is wrong with a file the manifest lists with `size` and `hash`, if anything.
 fn check_listed(file: &Path, size: &str, hash: &str) -> Option<String> {
     match std::fs::metadata(file) {
         Err(e) => Some(format!("listed in {FILE} but unreadable: {e}")),
