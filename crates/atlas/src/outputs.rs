@@ -281,7 +281,7 @@ impl Outputs {
     /// How many states `space` has: an explored space's table says so in its header (its
     /// codes are not hashed for that); a ranked space's small table is opened.
     pub fn len(&self, space: &str) -> Result<usize, OutputsError> {
-        let path = self.folder.space_named(space).join(Kind::States.file(""));
+        let path = Kind::States.path(&self.folder.space_named(space), "");
         let header = Artifact::peek_header(&path)?;
         if let [codes] = &header.sections[..] {
             return Ok(codes.len as usize);
@@ -291,7 +291,7 @@ impl Outputs {
 
     fn open_states(&self, space: &str) -> Result<enumerate::StateTable, OutputsError> {
         let spec = self.spec(space)?;
-        let path = self.folder.space_named(space).join(Kind::States.file(""));
+        let path = Kind::States.path(&self.folder.space_named(space), "");
         let expect = Expect {
             kind: enumerate::KIND,
             fingerprint: Some(enumerate::fingerprint(spec.puzzle.as_ref())),
