@@ -9,13 +9,16 @@
 //! effect on them ([`Step`]), is the same for the whole run: it maps the run onto a run of
 //! the target, and one look at the target's bytes settles all the run's layouts at once. Only
 //! the last column's moves are looked up per layout ([`Ranked`]: moves as rank differences,
-//! ranks with a cell toggled, cells and signatures by rank).
+//! ranks with a cell toggled, cells and signatures by rank). A row combination's runs are
+//! gathered as their vertical moves are made; each horizontal move then goes over all of them,
+//! what it does to each rank of each other column worked out once ([`StepTables`]), not once
+//! a run.
 //!
 //! Whether a target is reached is asked of a bit per layout, not of its byte: the moves' targets
 //! are scattered over the class, and the bits of a class of millions of layouts stay in the
 //! core's cache where its bytes do not. A byte is written only when its layout is reached.
 
-use super::{Class, Combo, Ranked};
+use super::{Class, Combo, MAX_ARRANGEMENTS, Ranked};
 
 /// A layout no goal reaches (a distance byte).
 pub const UNREACHED: u8 = u8::MAX;
@@ -164,6 +167,8 @@ impl Class<'_> {
             open: Vec::with_capacity(self.blocks as usize),
             farthest,
             live: Vec::new(),
+            runs: Vec::new(),
+            tables: None,
             found: 0,
             level: vec![UNREACHED; self.combos.len()],
             next: Vec::new(),
@@ -244,6 +249,9 @@ struct Search<'a, 'c> {
     farthest: &'a mut Vec<u8>,
     /// The moves of the row combination being expanded that lead to one with layouts left.
     live: Vec<Step>,
+    /// The runs of the row combination being expanded with layouts at the level.
+    runs: Vec<Run>,
+    tables: Option<Box<StepTables>>,
     /// Layouts reached on this level.
     found: u64,
     /// Per row combination: the last distance given to one of its layouts.
@@ -279,7 +287,8 @@ impl Search<'_, '_> {
     }
 
     /// Expands every layout at distance `d` of row combination `k`, from layout `first` (the
-    /// first of them) on, a run at a time.
+    /// first of them) on: each run's vertical moves as the run is met, then each horizontal
+    /// move over all the runs met (its numbers worked out once, not once a run).
     fn expand_combo<const N: usize>(&mut self, k: usize, first: usize, d: u8, steps: &[Step]) {
         let class = self.class;
         let last = N - 1;
@@ -288,12 +297,16 @@ impl Search<'_, '_> {
         let end = class.end(k);
         let run_len = combo.radix[last] as usize;
         // The moves to a row combination with layouts left (none is gained during a level).
-        self.live.clear();
-        self.live.extend(
+        let mut live = std::mem::take(&mut self.live);
+        live.clear();
+        live.extend(
             steps
                 .iter()
                 .filter(|step| self.unreached[step.to as usize] > 0),
         );
+        let mut runs = std::mem::take(&mut self.runs);
+        runs.clear();
+        let mut tables = self.tables.take().unwrap_or_default();
         // The other columns' ranks along run `run`.
         let decode = |run: usize, magic: &[u64]| {
             let mut ranks = [0u8; 6];
@@ -308,10 +321,20 @@ impl Search<'_, '_> {
         };
         let mut run = (first - offset) / run_len;
         let mut ranks = decode(run, &self.magic);
+        // Per other column, the ranks the runs have (bits); the last column's ranks at the level.
+        let mut used = [0u32; 6];
+        let mut any = 0u32;
         loop {
             let start = offset + run * run_len;
             let hits = matches(self.dist, start, run_len, d);
-            self.expand_run::<N>(k, combo, start, ranks, hits, d);
+            self.expand_vertical::<N>(k, combo, start, ranks, hits, d);
+            if !live.is_empty() {
+                runs.push(Run { hits, ranks });
+                any |= hits;
+                for c in 0..last {
+                    used[c] |= 1 << ranks[c];
+                }
+            }
             // The next run with a layout at distance `d`.
             let next = start + run_len;
             let Some(j) = memchr::memchr(d, &self.dist[next..end]) else {
@@ -336,11 +359,17 @@ impl Search<'_, '_> {
             }
             run = to;
         }
+        for step in live.iter().filter(|step| any & step.fits != 0) {
+            self.expand_step::<N>(combo, step, &runs, &used, &mut tables, d);
+        }
+        self.live = live;
+        self.runs = runs;
+        self.tables = Some(tables);
     }
 
-    /// Expands the layouts `hits` (bits of the last column's ranks) of the run at `start` of
-    /// row combination `k`, whose other columns have ranks `ranks`.
-    fn expand_run<const N: usize>(
+    /// The vertical moves of the layouts `hits` (bits of the last column's ranks) of the run at
+    /// `start` of row combination `k`, whose other columns have ranks `ranks`.
+    fn expand_vertical<const N: usize>(
         &mut self,
         k: usize,
         combo: &Combo,
@@ -349,8 +378,12 @@ impl Search<'_, '_> {
         hits: u32,
         d: u8,
     ) {
+        // Vertical moves stay in the layout's block: only the layouts of blocks with layouts
+        // left move vertically.
+        if self.unreached[k] == 0 {
+            return;
+        }
         let class = self.class;
-        let n = N;
         let last = N - 1;
         let ranked: &[Ranked; N] = class.columns.ranked[..N]
             .try_into()
@@ -358,36 +391,31 @@ impl Search<'_, '_> {
         let tail = &ranked[last];
         let tail_at = combo.pattern[last] as usize * tail.len;
         let run_len = combo.radix[last] as usize;
-        // What the other columns decide: their index in the rank tables, their cells, the
-        // block but for the last column's signature.
+        // What the other columns decide: their index in the rank tables and the block but for
+        // the last column's signature.
         let mut at = [0usize; 6];
-        let mut cells = 0u64;
         let mut prefix = combo.block_offset as u32;
         for c in 0..last {
             let col = &ranked[c];
             let i = combo.pattern[c] as usize * col.len + ranks[c] as usize;
             at[c] = i;
-            cells |= col.mask[i];
             prefix += col.sig[i] as u32 * combo.block_weight[c];
         }
         let block = |i: usize| prefix + tail.sig[tail_at + i] as u32 * combo.block_weight[last];
-        // Vertical moves stay in the layout's block: only the layouts of blocks with layouts
-        // left move vertically.
         let mut open = 0u32;
-        if self.unreached[k] > 0 {
-            let p = combo.pattern[last] as usize;
-            let groups =
-                &tail.groups[tail.group_first[p] as usize..tail.group_first[p + 1] as usize];
-            for &(sig, ranks) in groups {
-                if self.open[(prefix + sig as u32 * combo.block_weight[last]) as usize] > 0 {
-                    open |= ranks;
-                }
+        let p = combo.pattern[last] as usize;
+        let groups = &tail.groups[tail.group_first[p] as usize..tail.group_first[p + 1] as usize];
+        for &(sig, ranks) in groups {
+            if self.open[(prefix + sig as u32 * combo.block_weight[last]) as usize] > 0 {
+                open |= ranks;
             }
         }
         let open = hits & open;
+        if open == 0 {
+            return;
+        }
         // The other columns': a run onto a run.
-        let vertical = if open != 0 { last } else { 0 };
-        for c in 0..vertical {
+        for c in 0..last {
             let col = &ranked[c];
             let w = combo.weight[c] as isize;
             for &delta in &col.delta[col.first[at[c]] as usize..col.first[at[c] + 1] as usize] {
@@ -413,45 +441,93 @@ impl Search<'_, '_> {
                 }
             }
         }
-        // Horizontal moves: the run onto a run of the target row combination.
-        for j in 0..self.live.len() {
-            let step = self.live[j];
-            let mut bits = hits & step.fits;
-            if bits == 0 || step.swept & cells != 0 {
+    }
+
+    /// Horizontal move `step` of row combination `combo` from the layouts at distance `d` of
+    /// `runs` (whose other columns have the ranks `used`): each run onto a run of the target
+    /// row combination.
+    fn expand_step<const N: usize>(
+        &mut self,
+        combo: &Combo,
+        step: &Step,
+        runs: &[Run],
+        used: &[u32; 6],
+        tables: &mut StepTables,
+        d: u8,
+    ) {
+        /// A rank whose arrangement covers a cell the piece sweeps (added to a first layout).
+        const BLOCKED: u64 = 1 << 40;
+        let class = self.class;
+        let n = N;
+        let last = N - 1;
+        let ranked: &[Ranked; N] = class.columns.ranked[..N]
+            .try_into()
+            .expect("a ranking per column");
+        let tail = &ranked[last];
+        let tail_at = combo.pattern[last] as usize * tail.len;
+        let run_len = combo.radix[last] as usize;
+        let r = step.row as usize;
+        let to = step.to as usize;
+        let next = &class.combos[to];
+        // Per other column and rank the runs have: the rank after the move, and its part of
+        // the target run's first layout (BLOCKED when the piece cannot pass it).
+        let StepTables { moved, part } = tables;
+        for c in 0..last {
+            let col = &ranked[c];
+            let at = combo.pattern[c] as usize * col.len;
+            let toggled = step.toggled >> c & 1 == 1;
+            let mut ranks = used[c];
+            while ranks != 0 {
+                let rho = ranks.trailing_zeros() as usize;
+                ranks &= ranks - 1;
+                let i = at + rho;
+                if col.mask[i] & step.swept != 0 {
+                    part[c][rho] = BLOCKED;
+                } else {
+                    let m = if toggled {
+                        col.toggled[i * n + r]
+                    } else {
+                        rho as u8
+                    };
+                    moved[c][rho] = m;
+                    part[c][rho] = m as u64 * step.weight[c] as u64;
+                }
+            }
+        }
+        // The target's block: what the other columns decide, asked once a layout is reached,
+        // and the last column's signature.
+        let head = |ranks: &[u8; 6]| {
+            let mut b = next.block_offset as u32;
+            for c in 0..last {
+                let col = &ranked[c];
+                let m = moved[c][ranks[c] as usize] as usize;
+                b += col.sig[next.pattern[c] as usize * col.len + m] as u32 * next.block_weight[c];
+            }
+            b
+        };
+        let tail_next = next.pattern[last] as usize * tail.len;
+        let tail_weight = next.block_weight[last];
+        let keeps_tail = step.toggled >> last & 1 == 0;
+        for run in runs {
+            let mut bits = run.hits & step.fits;
+            if bits == 0 {
                 continue;
             }
-            let r = step.row as usize;
-            let to = step.to as usize;
-            let mut moved = ranks;
-            let mut base = step.offset;
+            let mut base = step.offset as u64;
             for c in 0..last {
-                if step.toggled >> c & 1 == 1 {
-                    moved[c] = ranked[c].toggled[at[c] * n + r];
-                }
-                base += moved[c] as u32 * step.weight[c];
+                base += part[c][run.ranks[c] as usize];
             }
-            // The target's block: what the other columns decide, asked once a layout is
-            // reached, and the last column's signature.
-            let next = &class.combos[to];
-            let head = || {
-                let mut b = next.block_offset as u32;
-                for c in 0..last {
-                    let col = &ranked[c];
-                    b += col.sig[next.pattern[c] as usize * col.len + moved[c] as usize] as u32
-                        * next.block_weight[c];
-                }
-                b
-            };
-            let tail_next = next.pattern[last] as usize * tail.len;
-            let tail_weight = next.block_weight[last];
+            if base >= BLOCKED {
+                continue;
+            }
             let base = base as usize;
-            if step.toggled >> last & 1 == 0 {
+            if keeps_tail {
                 // The last column keeps its rank: the run onto a run, settled at one look.
                 let mut new = bits & !reached(self.seen, base, run_len);
                 if new == 0 {
                     continue;
                 }
-                let head = head();
+                let head = head(&run.ranks);
                 while new != 0 {
                     let i = new.trailing_zeros() as usize;
                     new &= new - 1;
@@ -466,13 +542,29 @@ impl Search<'_, '_> {
                 bits &= bits - 1;
                 let rank = tail.toggled[(tail_at + i) * n + r] as usize;
                 if !self.is_reached(base + rank) {
-                    let b = *known.get_or_insert_with(head)
+                    let b = *known.get_or_insert_with(|| head(&run.ranks))
                         + tail.sig[tail_next + rank] as u32 * tail_weight;
                     self.settle(base + rank, d + 1, to, b);
                 }
             }
         }
     }
+}
+
+/// A horizontal move's numbers per other column and rank ([`Search::expand_step`]): kept
+/// from move to move, each entry written before it is read.
+#[derive(Debug, Default)]
+struct StepTables {
+    moved: [[u8; MAX_ARRANGEMENTS]; 6],
+    part: [[u64; MAX_ARRANGEMENTS]; 6],
+}
+
+/// A run with layouts at the level being expanded: those layouts (bits of the last column's
+/// ranks) and the other columns' ranks.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    hits: u32,
+    ranks: [u8; 6],
 }
 
 #[cfg(test)]
