@@ -735,6 +735,33 @@ impl<'a> Class<'a> {
         }
     }
 
+    /// Every block's number of layouts, in block order, into `sizes` (cleared first): what
+    /// [`Class::for_each_block`] gives, built a row combination at a time as the product of its
+    /// columns' signature sizes, one column after another (one multiplication a block).
+    pub fn block_sizes(&self, sizes: &mut Vec<u32>) {
+        sizes.clear();
+        sizes.reserve(self.blocks as usize);
+        for combo in &self.combos {
+            let start = sizes.len();
+            sizes.push(1);
+            for c in 0..self.n {
+                let seg = &self.columns.segments[c];
+                let p = combo.pattern[c] as usize;
+                let of_column = &seg.size[seg.first[p] as usize..seg.first[p + 1] as usize];
+                // Each product so far times each of the column's sizes, the column fastest.
+                let len = sizes.len() - start;
+                let count = of_column.len();
+                sizes.resize(start + len * count, 0);
+                for i in (0..len).rev() {
+                    let x = sizes[start + i];
+                    for (j, &size) in of_column.iter().enumerate() {
+                        sizes[start + i * count + j] = x * size;
+                    }
+                }
+            }
+        }
+    }
+
     /// Pairs of blocks that horizontal moves join (some layout of the first has a move to some
     /// layout of the second), enough to connect what the moves connect: every slide of a piece
     /// one cell to the right. A longer slide passes through layouts one cell apart (the cells
@@ -749,6 +776,10 @@ impl<'a> Class<'a> {
     pub fn for_each_block_move(&self, mut f: impl FnMut(u32, u32)) {
         let n = self.n;
         let mut targets: Vec<u32> = Vec::with_capacity(64);
+        // (source part, targets[lo..hi]) per choice of the crossed columns' signatures, and
+        // (source, target) per choice of the others'.
+        let mut choices: Vec<(u32, u32, u32)> = Vec::new();
+        let mut carried: Vec<(u32, u32)> = Vec::new();
         let mut values: Vec<u32> = Vec::new();
         let mut ranges: Vec<(u32, u32)> = Vec::new();
         for (k, combo) in self.combos.iter().enumerate() {
@@ -798,63 +829,50 @@ impl<'a> Class<'a> {
                             ranges.push((start, values.len() as u32));
                         }
                     }
-                    // The blocks in order, the target's weight of the other columns kept as
-                    // the odometer turns.
-                    let radix = &combo.sig_radix;
-                    let mut sig = [0u8; 6];
-                    let mut base = next.block_offset as u32;
-                    let mut src = combo.block_offset as u32;
-                    let end = src + (0..n).map(|c| radix[c] as u32).product::<u32>();
-                    while src < end {
-                        // Most often one outcome a column: one target.
-                        let mut one = base;
-                        let mut fits = true;
-                        let mut several = false;
-                        for (x, &c) in columns.iter().enumerate() {
-                            let (lo, hi) = ranges[at[x] + sig[c] as usize];
-                            fits &= lo < hi;
-                            several |= hi > lo + 1;
-                            if fits {
-                                one += values[lo as usize];
-                            }
-                        }
-                        if fits && !several {
-                            f(src, one);
-                        } else if fits {
-                            targets.clear();
-                            targets.push(base);
-                            for (x, &c) in columns.iter().enumerate() {
-                                let (lo, hi) = ranges[at[x] + sig[c] as usize];
-                                let options = &values[lo as usize..hi as usize];
-                                let m = targets.len();
-                                for i in 0..m {
-                                    let t = targets[i];
-                                    targets[i] = t + options[0];
-                                    for &o in &options[1..] {
-                                        targets.push(t + o);
+                    // The crossed columns' signatures that let the slide through: each choice's
+                    // part of the source block and its targets' parts of the target block.
+                    choices.clear();
+                    choices.push((0, 0, 1));
+                    targets.clear();
+                    targets.push(0);
+                    for (x, &c) in columns.iter().enumerate() {
+                        let (w, m) = (combo.block_weight[c], choices.len());
+                        for i in 0..m {
+                            let (src, lo, hi) = choices[i];
+                            for sig in 0..combo.sig_radix[c] as u32 {
+                                let (a, b) = ranges[at[x] + sig as usize];
+                                let first = targets.len() as u32;
+                                for t in lo..hi {
+                                    for v in a..b {
+                                        targets.push(targets[t as usize] + values[v as usize]);
                                     }
                                 }
-                            }
-                            for &t in targets.iter() {
-                                f(src, t);
+                                if targets.len() as u32 > first {
+                                    choices.push((src + sig * w, first, targets.len() as u32));
+                                }
                             }
                         }
-                        src += 1;
-                        let mut c = n;
-                        while c > 0 {
-                            c -= 1;
-                            let w = if crossed >> c & 1 == 0 {
-                                next.block_weight[c]
-                            } else {
-                                0
-                            };
-                            sig[c] += 1;
-                            if sig[c] < radix[c] {
-                                base += w;
-                                break;
+                        choices.drain(..m);
+                    }
+                    // The other columns keep their signatures: each of their choices' parts of
+                    // the source and the target block.
+                    carried.clear();
+                    carried.push((combo.block_offset as u32, next.block_offset as u32));
+                    for c in (0..n).filter(|&c| crossed >> c & 1 == 0) {
+                        let (w, w2, m) =
+                            (combo.block_weight[c], next.block_weight[c], carried.len());
+                        for sig in 1..combo.sig_radix[c] as u32 {
+                            for i in 0..m {
+                                let (src, dst) = carried[i];
+                                carried.push((src + sig * w, dst + sig * w2));
                             }
-                            base -= (radix[c] as u32 - 1) * w;
-                            sig[c] = 0;
+                        }
+                    }
+                    for &(src, dst) in carried.iter() {
+                        for &(part, lo, hi) in choices.iter() {
+                            for &t in &targets[lo as usize..hi as usize] {
+                                f(src + part, dst + t);
+                            }
                         }
                     }
                 }

@@ -544,6 +544,8 @@ fn row_patterns(n: usize, r: usize, walls: u64) -> Vec<LineSet> {
 pub(crate) struct Scratch {
     /// Per block: its union-find parent, then its cluster.
     cluster: Vec<u32>,
+    /// Per block: its layouts.
+    sizes: Vec<u32>,
     /// Per block: the largest distance of its layouts to a goal.
     farthest: Vec<u8>,
     clusters: Vec<Cluster>,
@@ -587,6 +589,7 @@ fn census_class(
 ) -> Result<(), UniverseError> {
     let Scratch {
         cluster,
+        sizes,
         farthest,
         clusters,
         dist,
@@ -624,18 +627,20 @@ fn census_class(
             cluster[parent]
         };
     }
-    let mut b = 0usize;
-    class.for_each_block(|size, goal| {
-        let c = &mut clusters[cluster[b] as usize];
-        c.size += size;
-        c.solvable |= goal;
-        b += 1;
-    });
+    class.block_sizes(sizes);
+    for (b, &size) in sizes.iter().enumerate() {
+        clusters[cluster[b] as usize].size += size as u64;
+    }
+    for k in class.goal_combos() {
+        for b in class.combo_blocks(k as usize) {
+            clusters[cluster[b] as usize].solvable = true;
+        }
+    }
     out.clusters += clusters.len() as u64;
     // Distances from every goal at once (a layout's nearest goal is in its cluster); each
     // block's largest, then each cluster's.
     let levels = class
-        .goal_distances(dist, seen, farthest)
+        .goal_distances(sizes, dist, seen, farthest)
         .ok_or(UniverseError::Distance(UNREACHED as u32 - 1))?;
     for (d, &count) in levels.iter().enumerate() {
         bump(&mut out.layouts_by_distance, d, count);
@@ -856,6 +861,10 @@ mod tests {
                 let mut expected = Vec::new();
                 class.for_each_block(|size, _| expected.push(size));
                 assert_eq!(sizes, expected, "class {k}: each block's layouts");
+                let mut products = Vec::new();
+                class.block_sizes(&mut products);
+                let products: Vec<u64> = products.into_iter().map(u64::from).collect();
+                assert_eq!(products, expected, "class {k}: the block sizes as products");
                 // Each block is one set of layouts connected by vertical moves.
                 let sets = (0..len as u32)
                     .filter(|&s| root(&mut vertical, s) == s)
@@ -873,8 +882,10 @@ mod tests {
                 let class = u.class(&u.units[k]);
                 let len = class.len() as usize;
                 let (mut dist, mut seen, mut farthest) = (Vec::new(), Vec::new(), Vec::new());
+                let mut sizes = Vec::new();
+                class.block_sizes(&mut sizes);
                 let levels = class
-                    .goal_distances(&mut dist, &mut seen, &mut farthest)
+                    .goal_distances(&sizes, &mut dist, &mut seen, &mut farthest)
                     .unwrap();
                 // A plain breadth-first search from the goals over the class's moves.
                 let mut plain = vec![UNREACHED; len];

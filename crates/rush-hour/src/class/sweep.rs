@@ -136,9 +136,11 @@ impl Class<'_> {
     /// (the level that reached its last layout; [`UNREACHED`] for a block no goal reaches).
     /// Returns the number of layouts at each distance; `None` if some layout is 255 or more
     /// moves from its goals.
-    /// `seen` is the search's bit per layout (reached or not), kept to be reused.
+    /// `sizes` holds each block's layouts ([`Class::block_sizes`]); `seen` is the search's bit
+    /// per layout (reached or not), kept to be reused.
     pub(crate) fn goal_distances(
         &self,
+        sizes: &[u32],
         dist: &mut Vec<u8>,
         seen: &mut Vec<u64>,
         farthest: &mut Vec<u8>,
@@ -173,12 +175,14 @@ impl Class<'_> {
             level: vec![UNREACHED; self.combos.len()],
             next: Vec::new(),
         };
-        // A goal's block is all goals (both lie in one row combination).
-        self.for_each_block(|size, goal| {
-            search.open.push(if goal { 0 } else { size as u32 });
-            search.farthest.push(if goal { 0 } else { UNREACHED });
-        });
+        search.open.extend_from_slice(sizes);
+        search.farthest.resize(sizes.len(), UNREACHED);
         for k in self.goal_combos() {
+            // A goal's block is all goals (both lie in one row combination).
+            for b in self.combo_blocks(k as usize) {
+                search.open[b] = 0;
+                search.farthest[b] = 0;
+            }
             let (start, end) = (
                 self.combos[k as usize].offset as usize,
                 self.end(k as usize),
