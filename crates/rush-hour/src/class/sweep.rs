@@ -387,14 +387,9 @@ impl Search<'_, '_> {
         if self.unreached[k] == 0 {
             return;
         }
-        let class = self.class;
         let last = N - 1;
-        let ranked: &[Ranked; N] = class.columns.ranked[..N]
-            .try_into()
-            .expect("a ranking per column");
+        let (ranked, tail_at, run_len) = rankings::<N>(self.class, combo);
         let tail = &ranked[last];
-        let tail_at = combo.pattern[last] as usize * tail.len;
-        let run_len = combo.radix[last] as usize;
         // What the other columns decide: their index in the rank tables and the block but for
         // the last column's signature.
         let mut at = [0usize; 6];
@@ -464,12 +459,8 @@ impl Search<'_, '_> {
         let class = self.class;
         let n = N;
         let last = N - 1;
-        let ranked: &[Ranked; N] = class.columns.ranked[..N]
-            .try_into()
-            .expect("a ranking per column");
+        let (ranked, tail_at, run_len) = rankings::<N>(class, combo);
         let tail = &ranked[last];
-        let tail_at = combo.pattern[last] as usize * tail.len;
-        let run_len = combo.radix[last] as usize;
         let r = step.row as usize;
         let to = step.to as usize;
         let next = &class.combos[to];
@@ -553,6 +544,19 @@ impl Search<'_, '_> {
             }
         }
     }
+}
+
+/// The rank tables of `class`'s `N` columns, where the last column's start for row combination
+/// `combo`'s pattern, and its run length (the last column's arrangements left).
+fn rankings<'c, const N: usize>(
+    class: &Class<'c>,
+    combo: &Combo,
+) -> (&'c [Ranked; N], usize, usize) {
+    let ranked: &'c [Ranked; N] = class.columns.ranked[..N]
+        .try_into()
+        .expect("a ranking per column");
+    let tail_at = combo.pattern[N - 1] as usize * ranked[N - 1].len;
+    (ranked, tail_at, combo.radix[N - 1] as usize)
 }
 
 /// A horizontal move's numbers per other column and rank ([`Search::expand_step`]): kept
