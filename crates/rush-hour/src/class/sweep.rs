@@ -152,7 +152,6 @@ impl Class<'_> {
         dist.resize(len, UNREACHED);
         seen.clear();
         seen.resize(len / 64 + 2, 0);
-        let mut levels = vec![0u64];
         farthest.clear();
         farthest.reserve(self.blocks as usize);
         let mut search = Search {
@@ -178,11 +177,6 @@ impl Class<'_> {
         search.open.extend_from_slice(sizes);
         search.farthest.resize(sizes.len(), UNREACHED);
         for k in self.goal_combos() {
-            // A goal's block is all goals (both lie in one row combination).
-            for b in self.combo_blocks(k as usize) {
-                search.open[b] = 0;
-                search.farthest[b] = 0;
-            }
             let (start, end) = (
                 self.combos[k as usize].offset as usize,
                 self.end(k as usize),
@@ -191,13 +185,14 @@ impl Class<'_> {
             for t in start..end {
                 search.seen[t / 64] |= 1 << (t % 64);
             }
-            levels[0] += (end - start) as u64;
+            search.level[k as usize] = 0;
             search.unreached[k as usize] = 0;
             search.next.push(k);
         }
+        let mut levels = Vec::new();
         let mut d = 0u8;
         let mut current = Vec::new();
-        while levels[d as usize] > 0 {
+        while !search.next.is_empty() {
             if d == UNREACHED - 1 {
                 return None;
             }
@@ -228,7 +223,6 @@ impl Class<'_> {
             levels.push(search.found);
             d += 1;
         }
-        levels.pop();
         Some(levels)
     }
 
@@ -246,7 +240,8 @@ struct Search<'a, 'c> {
     /// A bit per layout: reached.
     seen: &'a mut [u64],
     magic: Vec<u64>,
-    /// Per row combination and per block: its layouts not reached yet.
+    /// Per row combination: its layouts not reached yet; per block: its layouts not expanded
+    /// yet (not reached or reached on the level being found).
     unreached: Vec<u32>,
     open: Vec<u32>,
     /// Per block: the distance of its last layout reached.
@@ -265,28 +260,24 @@ struct Search<'a, 'c> {
 }
 
 impl Search<'_, '_> {
-    /// Whether layout `t` has its distance.
+    /// Gives the layouts `new` (bits from `base`), which have no distance yet, distance `d`;
+    /// `combo` is their row combination. Their blocks count them when they are expanded
+    /// ([`Search::expand_vertical`]), a run at a time.
     #[inline]
-    fn is_reached(&self, t: usize) -> bool {
-        self.seen[t / 64] >> (t % 64) & 1 == 1
-    }
-
-    /// Gives layout `t`, which has no distance yet, distance `d`; `combo` is its row
-    /// combination and `block` its block.
-    #[inline]
-    fn settle(&mut self, t: usize, d: u8, combo: usize, block: u32) {
-        self.seen[t / 64] |= 1 << (t % 64);
-        self.dist[t] = d;
-        self.found += 1;
-        self.unreached[combo] -= 1;
+    fn settle(&mut self, base: usize, mut new: u32, d: u8, combo: usize) {
+        let (w, b) = (base / 64, base % 64);
+        let wide = (new as u128) << b;
+        self.seen[w] |= wide as u64;
+        self.seen[w + 1] |= (wide >> 64) as u64;
+        self.unreached[combo] -= new.count_ones();
+        while new != 0 {
+            let i = new.trailing_zeros() as usize;
+            new &= new - 1;
+            self.dist[base + i] = d;
+        }
         if self.level[combo] != d {
             self.level[combo] = d;
             self.next.push(combo as u32);
-        }
-        let b = block as usize;
-        self.open[b] -= 1;
-        if self.open[b] == 0 {
-            self.farthest[b] = d;
         }
     }
 
@@ -371,8 +362,9 @@ impl Search<'_, '_> {
         self.tables = Some(tables);
     }
 
-    /// The vertical moves of the layouts `hits` (bits of the last column's ranks) of the run at
-    /// `start` of row combination `k`, whose other columns have ranks `ranks`.
+    /// The layouts `hits` (bits of the last column's ranks) at distance `d` of the run at
+    /// `start` of row combination `k`, whose other columns have ranks `ranks`: counted as
+    /// reached (their row combination, their blocks, the level), then their vertical moves.
     fn expand_vertical<const N: usize>(
         &mut self,
         k: usize,
@@ -382,14 +374,10 @@ impl Search<'_, '_> {
         hits: u32,
         d: u8,
     ) {
-        // Vertical moves stay in the layout's block: only the layouts of blocks with layouts
-        // left move vertically.
-        if self.unreached[k] == 0 {
-            return;
-        }
         let last = N - 1;
         let (ranked, tail_at, run_len) = rankings::<N>(self.class, combo);
         let tail = &ranked[last];
+        self.found += hits.count_ones() as u64;
         // What the other columns decide: their index in the rank tables and the block but for
         // the last column's signature.
         let mut at = [0usize; 6];
@@ -400,12 +388,22 @@ impl Search<'_, '_> {
             at[c] = i;
             prefix += col.sig[i] as u32 * combo.block_weight[c];
         }
-        let block = |i: usize| prefix + tail.sig[tail_at + i] as u32 * combo.block_weight[last];
+        // Each block's layouts reached; a block's last gives its largest distance. Vertical
+        // moves stay in the layout's block: only the layouts of blocks with layouts left
+        // move vertically.
         let mut open = 0u32;
         let p = combo.pattern[last] as usize;
         let groups = &tail.groups[tail.group_first[p] as usize..tail.group_first[p + 1] as usize];
         for &(sig, ranks) in groups {
-            if self.open[(prefix + sig as u32 * combo.block_weight[last]) as usize] > 0 {
+            let count = (hits & ranks).count_ones();
+            if count == 0 {
+                continue;
+            }
+            let b = (prefix + sig as u32 * combo.block_weight[last]) as usize;
+            self.open[b] -= count;
+            if self.open[b] == 0 {
+                self.farthest[b] = d;
+            } else {
                 open |= ranks;
             }
         }
@@ -419,26 +417,26 @@ impl Search<'_, '_> {
             let w = combo.weight[c] as isize;
             for &delta in &col.delta[col.first[at[c]] as usize..col.first[at[c] + 1] as usize] {
                 let base = (start as isize + delta as isize * w) as usize;
-                let mut new = open & !reached(self.seen, base, run_len);
-                while new != 0 {
-                    let i = new.trailing_zeros() as usize;
-                    new &= new - 1;
-                    self.settle(base + i, d + 1, k, block(i));
+                let new = open & !reached(self.seen, base, run_len);
+                if new != 0 {
+                    self.settle(base, new, d + 1, k);
                 }
             }
         }
-        // The last column's, layout by layout.
+        // The last column's: within the run, target by target.
+        let mut targets = 0u32;
         let mut bits = open;
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             let a = tail_at + i;
             for &delta in &tail.delta[tail.first[a] as usize..tail.first[a + 1] as usize] {
-                let t = (start as isize + i as isize + delta as isize) as usize;
-                if !self.is_reached(t) {
-                    self.settle(t, d + 1, k, block(i));
-                }
+                targets |= 1 << (i as isize + delta as isize);
             }
+        }
+        let new = targets & !reached(self.seen, start, run_len);
+        if new != 0 {
+            self.settle(start, new, d + 1, k);
         }
     }
 
@@ -459,14 +457,12 @@ impl Search<'_, '_> {
         let class = self.class;
         let n = N;
         let last = N - 1;
-        let (ranked, tail_at, run_len) = rankings::<N>(class, combo);
+        let (ranked, tail_at, _) = rankings::<N>(class, combo);
         let tail = &ranked[last];
         let r = step.row as usize;
-        let to = step.to as usize;
-        let next = &class.combos[to];
-        // Per other column and rank the runs have: the rank after the move, and its part of
-        // the target run's first layout (BLOCKED when the piece cannot pass it).
-        let StepTables { moved, part } = tables;
+        // Per other column and rank the runs have: its part of the target run's first layout
+        // after the move (BLOCKED when the piece cannot pass it).
+        let part = &mut tables.part;
         for c in 0..last {
             let col = &ranked[c];
             let at = combo.pattern[c] as usize * col.len;
@@ -476,32 +472,16 @@ impl Search<'_, '_> {
                 let rho = ranks.trailing_zeros() as usize;
                 ranks &= ranks - 1;
                 let i = at + rho;
-                if col.mask[i] & step.swept != 0 {
-                    part[c][rho] = BLOCKED;
+                part[c][rho] = if col.mask[i] & step.swept != 0 {
+                    BLOCKED
+                } else if toggled {
+                    col.toggled[i * n + r] as u64 * step.weight[c] as u64
                 } else {
-                    let m = if toggled {
-                        col.toggled[i * n + r]
-                    } else {
-                        rho as u8
-                    };
-                    moved[c][rho] = m;
-                    part[c][rho] = m as u64 * step.weight[c] as u64;
-                }
+                    rho as u64 * step.weight[c] as u64
+                };
             }
         }
-        // The target's block: what the other columns decide, asked once a layout is reached,
-        // and the last column's signature.
-        let head = |ranks: &[u8; 6]| {
-            let mut b = next.block_offset as u32;
-            for c in 0..last {
-                let col = &ranked[c];
-                let m = moved[c][ranks[c] as usize] as usize;
-                b += col.sig[next.pattern[c] as usize * col.len + m] as u32 * next.block_weight[c];
-            }
-            b
-        };
-        let tail_next = next.pattern[last] as usize * tail.len;
-        let tail_weight = next.block_weight[last];
+        let to = step.to as usize;
         let keeps_tail = step.toggled >> last & 1 == 0;
         for run in runs {
             let mut bits = run.hits & step.fits;
@@ -516,31 +496,21 @@ impl Search<'_, '_> {
                 continue;
             }
             let base = base as usize;
-            if keeps_tail {
-                // The last column keeps its rank: the run onto a run, settled at one look.
-                let mut new = bits & !reached(self.seen, base, run_len);
-                if new == 0 {
-                    continue;
+            // The last column keeps its rank (the run onto a run) or each layout's changes.
+            let targets = if keeps_tail {
+                bits
+            } else {
+                let mut targets = 0u32;
+                while bits != 0 {
+                    let i = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    targets |= 1 << tail.toggled[(tail_at + i) * n + r];
                 }
-                let head = head(&run.ranks);
-                while new != 0 {
-                    let i = new.trailing_zeros() as usize;
-                    new &= new - 1;
-                    let b = head + tail.sig[tail_next + i] as u32 * tail_weight;
-                    self.settle(base + i, d + 1, to, b);
-                }
-                continue;
-            }
-            let mut known = None;
-            while bits != 0 {
-                let i = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let rank = tail.toggled[(tail_at + i) * n + r] as usize;
-                if !self.is_reached(base + rank) {
-                    let b = *known.get_or_insert_with(|| head(&run.ranks))
-                        + tail.sig[tail_next + rank] as u32 * tail_weight;
-                    self.settle(base + rank, d + 1, to, b);
-                }
+                targets
+            };
+            let new = targets & !reached(self.seen, base, MAX_ARRANGEMENTS);
+            if new != 0 {
+                self.settle(base, new, d + 1, to);
             }
         }
     }
@@ -563,7 +533,6 @@ fn rankings<'c, const N: usize>(
 /// from move to move, each entry written before it is read.
 #[derive(Debug, Default)]
 struct StepTables {
-    moved: [[u8; MAX_ARRANGEMENTS]; 6],
     part: [[u64; MAX_ARRANGEMENTS]; 6],
 }
 
