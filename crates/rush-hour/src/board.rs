@@ -350,71 +350,87 @@ impl Board {
             .fold(0u128, |key, (i, p)| key | u128::from(p.cell) << (6 * i));
         // The exit row's cells.
         let exit_row = ((1u64 << n) - 1) << (EXIT_ROW * n);
-        let mut seen: HashSet<u128, Mix> = HashSet::with_hasher(Mix);
-        seen.insert(start);
-        let mut level = vec![start];
-        let mut next = Vec::new();
-        let mut cells = [0usize; MAX_PIECES];
-        for d in 0..limit {
-            for &key in &level {
-                let mut occupied = walls;
-                for (i, cell) in cells.iter_mut().enumerate().take(movers.len()) {
-                    *cell = (key >> (6 * i)) as usize & 63;
-                    occupied |= shape[i] << *cell;
-                }
-                for (i, p) in movers.iter().enumerate() {
-                    let at = cells[i];
-                    let others = occupied & !(shape[i] << at);
-                    let (s, len) = (p.stride(n) as isize, p.len as usize);
-                    let pos = if p.kind == Kind::Horizontal {
-                        at % n
-                    } else {
-                        at / n
-                    };
-                    let field = !(63u128 << (6 * i));
-                    // Towards the top or left, then towards the bottom or right.
-                    for step in [-1isize, 1] {
-                        let mut q = pos as isize;
-                        loop {
-                            q += step;
-                            if q < 0 || q as usize + len > n {
-                                break;
-                            }
-                            let cell = at as isize + (q - pos as isize) * s;
-                            if shape[i] << cell & others != 0 {
-                                break;
-                            }
-                            if i == 0 && cell == goal {
-                                return Some(d + 1);
-                            }
-                            // Pruned when its lower bound (the red car's move and one for each
-                            // piece ahead of it) passes the limit.
-                            let occ = others | shape[i] << cell;
-                            let red = if i == 0 { cell as usize } else { cells[0] };
-                            let ahead = exit_row & !((2u64 << (red + 1)) - 1);
-                            if d + 2 + (occ & ahead).count_ones() > limit {
-                                continue;
-                            }
-                            let moved = key & field | (cell as u128) << (6 * i);
-                            if seen.insert(moved) {
-                                next.push(moved);
+        let occupied_at = |key: u128| {
+            (0..movers.len()).fold(walls, |m, i| {
+                m | shape[i] << ((key >> (6 * i)) as usize & 63)
+            })
+        };
+        SEARCH.with_borrow_mut(|search| {
+            let SearchScratch { seen, level, next } = search;
+            seen.clear();
+            level.clear();
+            next.clear();
+            seen.insert(start);
+            level.push((start, occupied_at(start)));
+            for d in 0..limit {
+                for &(key, occupied) in level.iter() {
+                    for (i, p) in movers.iter().enumerate() {
+                        let at = (key >> (6 * i)) as usize & 63;
+                        let others = occupied & !(shape[i] << at);
+                        let (s, len) = (p.stride(n) as isize, p.len as usize);
+                        let pos = if p.kind == Kind::Horizontal {
+                            at % n
+                        } else {
+                            at / n
+                        };
+                        let field = !(63u128 << (6 * i));
+                        // The red car's cell after the move, for the lower bound.
+                        let red = if i == 0 { 0 } else { key as usize & 63 };
+                        // Towards the top or left, then towards the bottom or right.
+                        for step in [-1isize, 1] {
+                            let mut q = pos as isize;
+                            loop {
+                                q += step;
+                                if q < 0 || q as usize + len > n {
+                                    break;
+                                }
+                                let cell = at as isize + (q - pos as isize) * s;
+                                let placed = shape[i] << cell;
+                                if placed & others != 0 {
+                                    break;
+                                }
+                                if i == 0 && cell == goal {
+                                    return Some(d + 1);
+                                }
+                                // Pruned when its lower bound (the red car's move and one for
+                                // each piece ahead of it) passes the limit.
+                                let occ = others | placed;
+                                let red = if i == 0 { cell as usize } else { red };
+                                let ahead = exit_row & !((2u64 << (red + 1)) - 1);
+                                if d + 2 + (occ & ahead).count_ones() > limit {
+                                    continue;
+                                }
+                                let moved = key & field | (cell as u128) << (6 * i);
+                                if seen.insert(moved) {
+                                    next.push((moved, occ));
+                                }
                             }
                         }
                     }
                 }
+                if next.is_empty() {
+                    return None;
+                }
+                std::mem::swap(level, next);
+                next.clear();
             }
-            if next.is_empty() {
-                return None;
-            }
-            std::mem::swap(&mut level, &mut next);
-            next.clear();
-        }
-        None
+            None
+        })
     }
 }
 
-/// Most pieces on a board (one per cell).
-const MAX_PIECES: usize = 36;
+/// A search's layouts seen and its two levels (key and occupied cells), kept from search to
+/// search on each thread: most searches are small, and the census makes millions of them.
+#[derive(Debug, Default)]
+struct SearchScratch {
+    seen: HashSet<u128, Mix>,
+    level: Vec<(u128, u64)>,
+    next: Vec<(u128, u64)>,
+}
+
+thread_local! {
+    static SEARCH: std::cell::RefCell<SearchScratch> = std::cell::RefCell::default();
+}
 
 /// A multiply-and-rotate hasher for the solver's small keys.
 #[derive(Debug, Clone, Copy, Default)]
@@ -432,7 +448,11 @@ struct MixHasher(u64);
 
 impl std::hash::Hasher for MixHasher {
     fn finish(&self) -> u64 {
-        self.0
+        self.0 ^ self.0 >> 32
+    }
+    fn write_u128(&mut self, key: u128) {
+        let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
+        self.0 = (self.0.rotate_left(23) ^ folded).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
     fn write(&mut self, bytes: &[u8]) {
         for chunk in bytes.chunks(8) {
