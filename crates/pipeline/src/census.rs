@@ -109,7 +109,9 @@ pub struct Projection {
     pub sample_work: u64,
     pub sample_units: usize,
     pub sample_seconds: f64,
-    /// `work` at the sample's rate.
+    /// The sample's threads' time to their last unit, on average ([`Timing`]).
+    pub sample_busy_seconds: f64,
+    /// `work` at the sample's rate (by its busy time).
     pub seconds: f64,
 }
 
@@ -118,7 +120,7 @@ impl Projection {
     pub fn describe(&self, unit: &str, work: &str) -> String {
         format!(
             "projected {} on this machine for {} {} and {} {work} (a sample of {} {} and {} \
-             {work} took {:.2} s)",
+             {work} took {:.2} s, its threads busy {:.2} s each)",
             duration(self.seconds),
             crate::thousands(self.units as u64),
             plural(unit),
@@ -126,7 +128,8 @@ impl Projection {
             crate::thousands(self.sample_units as u64),
             plural(unit),
             crate::thousands(self.sample_work),
-            self.sample_seconds
+            self.sample_seconds,
+            self.sample_busy_seconds
         )
     }
 }
@@ -181,24 +184,66 @@ pub fn project(
         sample
     };
     let sample_work: u64 = sample.iter().map(|&k| work[k]).sum();
-    let t = Instant::now();
-    universe
-        .run(&sample, &|_| {})
-        .map_err(|e| census_error(universe, e))?;
-    let sample_seconds = t.elapsed().as_secs_f64();
-    let seconds = if sample_work == 0 {
-        0.0
-    } else {
-        sample_seconds * total as f64 / sample_work as f64
-    };
+    let (_, timing) = timed_run(universe, &sample, &|_| {})?;
     Ok(Projection {
         work: total,
         units: with_work.len(),
         sample_work,
         sample_units: sample.len(),
-        sample_seconds,
-        seconds,
+        sample_seconds: timing.wall,
+        sample_busy_seconds: timing.busy,
+        seconds: timing.rate(total, sample_work),
     })
+}
+
+/// How long a run of some units took: its wall time, and each thread's time to its last unit,
+/// averaged over the threads that ran one.
+#[derive(Debug, Clone, Copy)]
+struct Timing {
+    wall: f64,
+    busy: f64,
+}
+
+impl Timing {
+    /// `total` work at the rate `work` took, counting the threads' busy time: a sample ends
+    /// with threads idle while the last units finish, which a long run hardly has.
+    fn rate(&self, total: u64, work: u64) -> f64 {
+        if work == 0 {
+            0.0
+        } else {
+            self.busy * total as f64 / work as f64
+        }
+    }
+}
+
+/// Runs `units`, reporting each unit's work to `inc`, and times it ([`Timing`]): each thread's
+/// last report marks when it finished its share.
+fn timed_run(
+    universe: &dyn Universe,
+    units: &[usize],
+    inc: &(dyn Fn(u64) + Sync),
+) -> Result<(Box<dyn Census>, Timing), StageError> {
+    let t = Instant::now();
+    let finished: std::sync::Mutex<Vec<(std::thread::ThreadId, f64)>> = Default::default();
+    let result = universe
+        .run(units, &|w| {
+            inc(w);
+            let (id, at) = (std::thread::current().id(), t.elapsed().as_secs_f64());
+            let mut finished = finished.lock().unwrap_or_else(|e| e.into_inner());
+            match finished.iter_mut().find(|(thread, _)| *thread == id) {
+                Some(entry) => entry.1 = at,
+                None => finished.push((id, at)),
+            }
+        })
+        .map_err(|e| census_error(universe, e))?;
+    let wall = t.elapsed().as_secs_f64();
+    let finished = finished.into_inner().unwrap_or_else(|e| e.into_inner());
+    let busy = if finished.is_empty() {
+        wall
+    } else {
+        finished.iter().map(|&(_, at)| at).sum::<f64>() / finished.len() as f64
+    };
+    Ok((result, Timing { wall, busy }))
 }
 
 /// A census of some units only, for measuring: its summary, its time, and the whole
@@ -232,11 +277,7 @@ pub fn sample(
     let bar = opts
         .reporter
         .bar_eta(work, format!("{} sample", universe.id()));
-    let t = Instant::now();
-    let result = universe
-        .run(&units, &|w| bar.inc(w))
-        .map_err(|e| census_error(universe, e))?;
-    let seconds = t.elapsed().as_secs_f64();
+    let (result, timing) = timed_run(universe, &units, &|w| bar.inc(w))?;
     bar.finish();
     let total_work = plan.total();
     Ok(SampleReport {
@@ -245,14 +286,10 @@ pub fn sample(
         work_name: universe.work_name(),
         units: units.len(),
         work,
-        seconds,
+        seconds: timing.wall,
         summary: result.summary(),
         total_work,
-        projected_seconds: if work == 0 {
-            0.0
-        } else {
-            seconds * total_work as f64 / work as f64
-        },
+        projected_seconds: timing.rate(total_work, work),
     })
 }
 
