@@ -177,6 +177,11 @@ impl Class<'_> {
         search.open.extend_from_slice(sizes);
         search.farthest.resize(sizes.len(), UNREACHED);
         for k in self.goal_combos() {
+            // A goal's block is all goals (both lie in one row combination).
+            for b in self.combo_blocks(k as usize) {
+                search.open[b] = 0;
+                search.farthest[b] = 0;
+            }
             let (start, end) = (
                 self.combos[k as usize].offset as usize,
                 self.end(k as usize),
@@ -240,8 +245,7 @@ struct Search<'a, 'c> {
     /// A bit per layout: reached.
     seen: &'a mut [u64],
     magic: Vec<u64>,
-    /// Per row combination: its layouts not reached yet; per block: its layouts not expanded
-    /// yet (not reached or reached on the level being found).
+    /// Per row combination and per block: its layouts not reached yet.
     unreached: Vec<u32>,
     open: Vec<u32>,
     /// Per block: the distance of its last layout reached.
@@ -261,8 +265,7 @@ struct Search<'a, 'c> {
 
 impl Search<'_, '_> {
     /// Gives the layouts `new` (bits from `base`), which have no distance yet, distance `d`;
-    /// `combo` is their row combination. Their blocks count them when they are expanded
-    /// ([`Search::expand_vertical`]), a run at a time.
+    /// `combo` is their row combination; their blocks count them ([`Search::count`]).
     #[inline]
     fn settle(&mut self, base: usize, mut new: u32, d: u8, combo: usize) {
         let (w, b) = (base / 64, base % 64);
@@ -278,6 +281,25 @@ impl Search<'_, '_> {
         if self.level[combo] != d {
             self.level[combo] = d;
             self.next.push(combo as u32);
+        }
+    }
+
+    /// Counts the layouts `new` (bits of the last column's ranks), reached at distance `d`, in
+    /// their blocks: `head` is the block but for the last column's signature, `weight` that
+    /// signature's weight and `groups` the last column's ranks by signature. A block's last
+    /// layout gives its largest distance.
+    #[inline]
+    fn count(&mut self, new: u32, head: u32, weight: u32, groups: &[(u8, u32)], d: u8) {
+        for &(sig, ranks) in groups {
+            let count = (new & ranks).count_ones();
+            if count == 0 {
+                continue;
+            }
+            let b = (head + sig as u32 * weight) as usize;
+            self.open[b] -= count;
+            if self.open[b] == 0 {
+                self.farthest[b] = d;
+            }
         }
     }
 
@@ -378,6 +400,9 @@ impl Search<'_, '_> {
         let (ranked, tail_at, run_len) = rankings::<N>(self.class, combo);
         let tail = &ranked[last];
         self.found += hits.count_ones() as u64;
+        if self.unreached[k] == 0 {
+            return;
+        }
         // What the other columns decide: their index in the rank tables and the block but for
         // the last column's signature.
         let mut at = [0usize; 6];
@@ -388,22 +413,15 @@ impl Search<'_, '_> {
             at[c] = i;
             prefix += col.sig[i] as u32 * combo.block_weight[c];
         }
-        // Each block's layouts reached; a block's last gives its largest distance. Vertical
-        // moves stay in the layout's block: only the layouts of blocks with layouts left
-        // move vertically.
+        // Vertical moves stay in the layout's block (and keep each column's signature): only
+        // the layouts of blocks with layouts left move vertically, and a target's block is its
+        // source's.
         let mut open = 0u32;
         let p = combo.pattern[last] as usize;
         let groups = &tail.groups[tail.group_first[p] as usize..tail.group_first[p + 1] as usize];
+        let weight = combo.block_weight[last];
         for &(sig, ranks) in groups {
-            let count = (hits & ranks).count_ones();
-            if count == 0 {
-                continue;
-            }
-            let b = (prefix + sig as u32 * combo.block_weight[last]) as usize;
-            self.open[b] -= count;
-            if self.open[b] == 0 {
-                self.farthest[b] = d;
-            } else {
+            if self.open[(prefix + sig as u32 * weight) as usize] > 0 {
                 open |= ranks;
             }
         }
@@ -420,6 +438,7 @@ impl Search<'_, '_> {
                 let new = open & !reached(self.seen, base, run_len);
                 if new != 0 {
                     self.settle(base, new, d + 1, k);
+                    self.count(new, prefix, weight, groups, d + 1);
                 }
             }
         }
@@ -437,6 +456,7 @@ impl Search<'_, '_> {
         let new = targets & !reached(self.seen, start, run_len);
         if new != 0 {
             self.settle(start, new, d + 1, k);
+            self.count(new, prefix, weight, groups, d + 1);
         }
     }
 
@@ -462,7 +482,7 @@ impl Search<'_, '_> {
         let r = step.row as usize;
         // Per other column and rank the runs have: its part of the target run's first layout
         // after the move (BLOCKED when the piece cannot pass it).
-        let part = &mut tables.part;
+        let StepTables { moved, part } = tables;
         for c in 0..last {
             let col = &ranked[c];
             let at = combo.pattern[c] as usize * col.len;
@@ -472,16 +492,35 @@ impl Search<'_, '_> {
                 let rho = ranks.trailing_zeros() as usize;
                 ranks &= ranks - 1;
                 let i = at + rho;
-                part[c][rho] = if col.mask[i] & step.swept != 0 {
-                    BLOCKED
-                } else if toggled {
-                    col.toggled[i * n + r] as u64 * step.weight[c] as u64
+                if col.mask[i] & step.swept != 0 {
+                    part[c][rho] = BLOCKED;
                 } else {
-                    rho as u64 * step.weight[c] as u64
-                };
+                    let m = if toggled {
+                        col.toggled[i * n + r]
+                    } else {
+                        rho as u8
+                    };
+                    moved[c][rho] = m;
+                    part[c][rho] = m as u64 * step.weight[c] as u64;
+                }
             }
         }
         let to = step.to as usize;
+        let next = &class.combos[to];
+        // The target's block but for the last column's signature, asked once a layout is
+        // reached, and the last column's ranks by signature there.
+        let head = |ranks: &[u8; 6]| {
+            let mut b = next.block_offset as u32;
+            for c in 0..last {
+                let col = &ranked[c];
+                let m = moved[c][ranks[c] as usize] as usize;
+                b += col.sig[next.pattern[c] as usize * col.len + m] as u32 * next.block_weight[c];
+            }
+            b
+        };
+        let p = next.pattern[last] as usize;
+        let groups = &tail.groups[tail.group_first[p] as usize..tail.group_first[p + 1] as usize];
+        let weight = next.block_weight[last];
         let keeps_tail = step.toggled >> last & 1 == 0;
         for run in runs {
             let mut bits = run.hits & step.fits;
@@ -511,6 +550,7 @@ impl Search<'_, '_> {
             let new = targets & !reached(self.seen, base, MAX_ARRANGEMENTS);
             if new != 0 {
                 self.settle(base, new, d + 1, to);
+                self.count(new, head(&run.ranks), weight, groups, d + 1);
             }
         }
     }
@@ -533,6 +573,7 @@ fn rankings<'c, const N: usize>(
 /// from move to move, each entry written before it is read.
 #[derive(Debug, Default)]
 struct StepTables {
+    moved: [[u8; MAX_ARRANGEMENTS]; 6],
     part: [[u64; MAX_ARRANGEMENTS]; 6],
 }
 
