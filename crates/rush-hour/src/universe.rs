@@ -552,7 +552,7 @@ pub(crate) struct Scratch {
     /// Per layout: its distance to a goal.
     dist: Vec<u8>,
     /// Per layout: a bit, reached by the search.
-    seen: Vec<u64>,
+    seen: Vec<u8>,
 }
 
 /// A cluster's numbers as the census gathers them.

@@ -39,12 +39,18 @@ struct Step {
     fits: u32,
 }
 
-/// The bits `start..start + len` (`len ≤ 32`) of `seen`, which has a word past its last bit.
+/// The eight bytes of `bits` from byte `at`, as one word (bit `i` of byte `at + j` is bit
+/// `8j + i`).
 #[inline]
-fn reached(seen: &[u64], start: usize, len: usize) -> u32 {
-    let (w, b) = (start / 64, start % 64);
-    let pair = seen[w] as u128 | (seen[w + 1] as u128) << 64;
-    ((pair >> b) as u64 & ((1u64 << len) - 1)) as u32
+fn word(bits: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bits[at..at + 8].try_into().expect("eight bytes"))
+}
+
+/// The bits `start..start + len` (`len ≤ 32`) of `seen` (bit `t` is bit `t % 8` of byte
+/// `t / 8`), which has eight bytes past its last bit's: one unaligned word holds them.
+#[inline]
+fn reached(seen: &[u8], start: usize, len: usize) -> u32 {
+    ((word(seen, start / 8) >> (start % 8)) & ((1u64 << len) - 1)) as u32
 }
 
 /// `x / radix` for `x · radix < 2³²`, by a multiplication: `(x · ⌈2³² / radix⌉) >> 32` is
@@ -142,7 +148,7 @@ impl Class<'_> {
         &self,
         sizes: &[u32],
         dist: &mut Vec<u8>,
-        seen: &mut Vec<u64>,
+        seen: &mut Vec<u8>,
         farthest: &mut Vec<u8>,
     ) -> Option<Vec<u64>> {
         assert!((1..=6).contains(&self.n), "at most 6 columns");
@@ -151,7 +157,7 @@ impl Class<'_> {
         dist.clear();
         dist.resize(len, UNREACHED);
         seen.clear();
-        seen.resize(len / 64 + 2, 0);
+        seen.resize(len / 8 + 9, 0);
         farthest.clear();
         farthest.reserve(self.blocks as usize);
         let mut search = Search {
@@ -188,7 +194,7 @@ impl Class<'_> {
             );
             search.dist[start..end].fill(0);
             for t in start..end {
-                search.seen[t / 64] |= 1 << (t % 64);
+                search.seen[t / 8] |= 1 << (t % 8);
             }
             search.level[k as usize] = 0;
             search.unreached[k as usize] = 0;
@@ -243,7 +249,7 @@ struct Search<'a, 'c> {
     class: &'a Class<'c>,
     dist: &'a mut [u8],
     /// A bit per layout: reached.
-    seen: &'a mut [u64],
+    seen: &'a mut [u8],
     magic: Vec<u64>,
     /// Per row combination and per block: its layouts not reached yet.
     unreached: Vec<u32>,
@@ -268,10 +274,9 @@ impl Search<'_, '_> {
     /// `combo` is their row combination; their blocks count them ([`Search::count`]).
     #[inline]
     fn settle(&mut self, base: usize, mut new: u32, d: u8, combo: usize) {
-        let (w, b) = (base / 64, base % 64);
-        let wide = (new as u128) << b;
-        self.seen[w] |= wide as u64;
-        self.seen[w + 1] |= (wide >> 64) as u64;
+        let at = base / 8;
+        let bits = word(self.seen, at) | (new as u64) << (base % 8);
+        self.seen[at..at + 8].copy_from_slice(&bits.to_le_bytes());
         self.unreached[combo] -= new.count_ones();
         while new != 0 {
             let i = new.trailing_zeros() as usize;
@@ -346,7 +351,13 @@ impl Search<'_, '_> {
             let hits = matches(self.dist, start, run_len, d);
             self.expand_vertical::<N>(k, combo, start, ranks, hits, d);
             if !live.is_empty() {
-                runs.push(Run { hits, ranks });
+                let (ranked, _, _) = rankings::<N>(class, combo);
+                let mut cells = 0u64;
+                for c in 0..last {
+                    cells |= ranked[c].mask
+                        [combo.pattern[c] as usize * ranked[c].len + ranks[c] as usize];
+                }
+                runs.push(Run { hits, ranks, cells });
                 any |= hits;
                 for c in 0..last {
                     used[c] |= 1 << ranks[c];
@@ -357,7 +368,9 @@ impl Search<'_, '_> {
             let Some(j) = memchr::memchr(d, &self.dist[next..end]) else {
                 break;
             };
-            let to = (next + j - offset) / run_len;
+            // A layout's run: its place in the row combination over the run length (below
+            // 22⁶ < 2²⁷ layouts, so the product stays below 2³²).
+            let to = divide((next + j - offset) as u32, self.magic[run_len]) as usize;
             if to - run <= 2 {
                 for _ in run..to {
                     // The other columns' odometer, one run on.
@@ -472,8 +485,6 @@ impl Search<'_, '_> {
         tables: &mut StepTables,
         d: u8,
     ) {
-        /// A rank whose arrangement covers a cell the piece sweeps (added to a first layout).
-        const BLOCKED: u64 = 1 << 40;
         let class = self.class;
         let n = N;
         let last = N - 1;
@@ -481,7 +492,7 @@ impl Search<'_, '_> {
         let tail = &ranked[last];
         let r = step.row as usize;
         // Per other column and rank the runs have: its part of the target run's first layout
-        // after the move (BLOCKED when the piece cannot pass it).
+        // after the move (not read for a rank that blocks the piece: the run is passed over).
         let StepTables { moved, part } = tables;
         for c in 0..last {
             let col = &ranked[c];
@@ -491,18 +502,13 @@ impl Search<'_, '_> {
             while ranks != 0 {
                 let rho = ranks.trailing_zeros() as usize;
                 ranks &= ranks - 1;
-                let i = at + rho;
-                if col.mask[i] & step.swept != 0 {
-                    part[c][rho] = BLOCKED;
+                let m = if toggled {
+                    col.toggled[(at + rho) * n + r]
                 } else {
-                    let m = if toggled {
-                        col.toggled[i * n + r]
-                    } else {
-                        rho as u8
-                    };
-                    moved[c][rho] = m;
-                    part[c][rho] = m as u64 * step.weight[c] as u64;
-                }
+                    rho as u8
+                };
+                moved[c][rho] = m;
+                part[c][rho] = m as u64 * step.weight[c] as u64;
             }
         }
         let to = step.to as usize;
@@ -524,15 +530,13 @@ impl Search<'_, '_> {
         let keeps_tail = step.toggled >> last & 1 == 0;
         for run in runs {
             let mut bits = run.hits & step.fits;
-            if bits == 0 {
+            // The other columns' pieces must leave the swept cells free.
+            if bits == 0 || run.cells & step.swept != 0 {
                 continue;
             }
             let mut base = step.offset as u64;
             for c in 0..last {
                 base += part[c][run.ranks[c] as usize];
-            }
-            if base >= BLOCKED {
-                continue;
             }
             let base = base as usize;
             // The last column keeps its rank (the run onto a run) or each layout's changes.
@@ -578,11 +582,12 @@ struct StepTables {
 }
 
 /// A run with layouts at the level being expanded: those layouts (bits of the last column's
-/// ranks) and the other columns' ranks.
+/// ranks), the other columns' ranks and their pieces' cells.
 #[derive(Debug, Clone, Copy)]
 struct Run {
     hits: u32,
     ranks: [u8; 6],
+    cells: u64,
 }
 
 #[cfg(test)]
@@ -615,19 +620,19 @@ mod tests {
 
         #[test]
         fn reached_reads_the_bits_of_a_window(
-            words in proptest::collection::vec(any::<u64>(), 1..=4),
+            bytes in proptest::collection::vec(any::<u8>(), 1..=32),
             start in 0usize..256,
             len in 0usize..=32,
         ) {
-            // The table as the search keeps it: a word past its last bit.
-            let mut seen = words;
-            let bits = seen.len() * 64;
-            seen.push(0);
+            // The table as the search keeps it: eight bytes past its last bit's.
+            let mut seen = bytes;
+            let bits = seen.len() * 8;
+            seen.extend([0; 8]);
             let start = start % bits;
             let len = len.min(bits - start);
             let plain = (0..len)
                 .map(|i| start + i)
-                .fold(0u32, |m, t| m | ((seen[t / 64] >> (t % 64) & 1) as u32) << (t - start));
+                .fold(0u32, |m, t| m | ((seen[t / 8] >> (t % 8) & 1) as u32) << (t - start));
             prop_assert_eq!(reached(&seen, start, len), plain);
         }
     }
