@@ -349,14 +349,8 @@ impl Search<'_, '_> {
         loop {
             let start = offset + run * run_len;
             let hits = matches(self.dist, start, run_len, d);
-            self.expand_vertical::<N>(k, combo, start, ranks, hits, d);
+            let cells = self.expand_vertical::<N>(k, combo, start, ranks, hits, d);
             if !live.is_empty() {
-                let (ranked, _, _) = rankings::<N>(class, combo);
-                let mut cells = 0u64;
-                for c in 0..last {
-                    cells |= ranked[c].mask
-                        [combo.pattern[c] as usize * ranked[c].len + ranks[c] as usize];
-                }
                 runs.push(Run { hits, ranks, cells });
                 any |= hits;
                 for c in 0..last {
@@ -399,7 +393,8 @@ impl Search<'_, '_> {
 
     /// The layouts `hits` (bits of the last column's ranks) at distance `d` of the run at
     /// `start` of row combination `k`, whose other columns have ranks `ranks`: counted as
-    /// reached (their row combination, their blocks, the level), then their vertical moves.
+    /// reached (the level), then their vertical moves. Returns the cells of the other
+    /// columns' pieces.
     fn expand_vertical<const N: usize>(
         &mut self,
         k: usize,
@@ -408,23 +403,25 @@ impl Search<'_, '_> {
         ranks: [u8; 6],
         hits: u32,
         d: u8,
-    ) {
+    ) -> u64 {
         let last = N - 1;
         let (ranked, tail_at, run_len) = rankings::<N>(self.class, combo);
         let tail = &ranked[last];
         self.found += hits.count_ones() as u64;
-        if self.unreached[k] == 0 {
-            return;
-        }
-        // What the other columns decide: their index in the rank tables and the block but for
-        // the last column's signature.
+        // What the other columns decide: their index in the rank tables, their cells and the
+        // block but for the last column's signature.
         let mut at = [0usize; 6];
+        let mut cells = 0u64;
         let mut prefix = combo.block_offset as u32;
         for c in 0..last {
             let col = &ranked[c];
             let i = combo.pattern[c] as usize * col.len + ranks[c] as usize;
             at[c] = i;
+            cells |= col.mask[i];
             prefix += col.sig[i] as u32 * combo.block_weight[c];
+        }
+        if self.unreached[k] == 0 {
+            return cells;
         }
         // Vertical moves stay in the layout's block (and keep each column's signature): only
         // the layouts of blocks with layouts left move vertically, and a target's block is its
@@ -440,7 +437,7 @@ impl Search<'_, '_> {
         }
         let open = hits & open;
         if open == 0 {
-            return;
+            return cells;
         }
         // The other columns': a run onto a run.
         for c in 0..last {
@@ -471,6 +468,7 @@ impl Search<'_, '_> {
             self.settle(start, new, d + 1, k);
             self.count(new, prefix, weight, groups, d + 1);
         }
+        cells
     }
 
     /// Horizontal move `step` of row combination `combo` from the layouts at distance `d` of
