@@ -324,8 +324,11 @@ impl Board {
     /// Fewest moves to a goal if it is at most `limit`; `None` if more (or unsolvable).
     /// Breadth-first over the layouts, each one key: the moving pieces' first cells, 6 bits
     /// each (at most 18 pieces move on 36 cells), the red car lowest; a move rewrites one field.
-    /// A layout whose lower bound ([`Board::lower_bound`]) added to its depth passes the limit
-    /// is not kept: no goal within the limit lies beyond it.
+    /// A layout whose lower bound added to its depth passes the limit is not kept: no goal
+    /// within the limit lies beyond it. The bound is [`Board::lower_bound`]'s (the red car's
+    /// move and one per piece ahead of it) and one more when a piece ahead of the red car is
+    /// held in the exit row both ways (each way needs a cell another piece or a wall covers,
+    /// or lies past the edge): that other piece, never one ahead, moves first.
     pub fn moves_within(&self, limit: u32) -> Option<u32> {
         if self.is_goal() {
             return Some(0);
@@ -350,18 +353,70 @@ impl Board {
             .fold(0u128, |key, (i, p)| key | u128::from(p.cell) << (6 * i));
         // The exit row's cells.
         let exit_row = ((1u64 << n) - 1) << (EXIT_ROW * n);
+        // Per vertical piece and first cell: the cells it must pass over to leave the exit row
+        // upwards and downwards (`IMPOSSIBLE` where the board's edge stops it).
+        let escapes: Vec<(usize, Vec<(u64, u64)>)> = movers
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.kind == Kind::Vertical)
+            .map(|(i, p)| {
+                let len = p.len as usize;
+                let ways = (0..n * n)
+                    .map(|at| {
+                        let (top, c) = (at / n, at % n);
+                        let column = |rows: std::ops::Range<usize>| {
+                            rows.fold(0u64, |m, r| m | 1u64 << (r * n + c))
+                        };
+                        // Up: all of it above the exit row (its top at EXIT_ROW - len).
+                        let up = if len <= EXIT_ROW && top <= EXIT_ROW {
+                            column(EXIT_ROW - len..top)
+                        } else {
+                            IMPOSSIBLE
+                        };
+                        // Down: all of it below (its top at EXIT_ROW + 1).
+                        let down = if EXIT_ROW + len < n && top + len <= n {
+                            column(top + len..EXIT_ROW + 1 + len)
+                        } else {
+                            IMPOSSIBLE
+                        };
+                        (up, down)
+                    })
+                    .collect();
+                (i, ways)
+            })
+            .collect();
+        // Whether a piece ahead of the red car (at `red`) is held in the exit row both ways by
+        // another piece (or a wall or the edge): that piece too must move first, one move more
+        // than the red car's and one per piece ahead.
+        let held = |key: u128, occ: u64, ahead: u64| {
+            escapes.iter().any(|(i, ways)| {
+                let at = (key >> (6 * i)) as usize & 63;
+                let cells = shape[*i] << at;
+                let (up, down) = ways[at];
+                let occ = occ | IMPOSSIBLE;
+                cells & ahead != 0 && up & occ != 0 && down & occ != 0
+            })
+        };
         let occupied_at = |key: u128| {
             (0..movers.len()).fold(walls, |m, i| {
                 m | shape[i] << ((key >> (6 * i)) as usize & 63)
             })
         };
+        // The layout's own bound, as its moves' are bounded below.
+        let occupied = occupied_at(start);
+        let red = self.pieces[0].cell as usize;
+        let ahead = exit_row & !((2u64 << (red + 1)) - 1);
+        let bound = 1 + (occupied & ahead).count_ones() + held(start, occupied, ahead) as u32;
+        if bound > limit {
+            return None;
+        }
         SEARCH.with_borrow_mut(|search| {
             let SearchScratch { seen, level, next } = search;
             seen.clear();
             level.clear();
             next.clear();
             seen.insert(start);
-            level.push((start, occupied_at(start)));
+            level.push((start, occupied));
             for d in 0..limit {
                 for &(key, occupied) in level.iter() {
                     for (i, p) in movers.iter().enumerate() {
@@ -392,15 +447,20 @@ impl Board {
                                 if i == 0 && cell == goal {
                                     return Some(d + 1);
                                 }
-                                // Pruned when its lower bound (the red car's move and one for
-                                // each piece ahead of it) passes the limit.
+                                // Pruned when its lower bound (the red car's move, one for
+                                // each piece ahead of it and one if one of those is held)
+                                // passes the limit.
                                 let occ = others | placed;
                                 let red = if i == 0 { cell as usize } else { red };
                                 let ahead = exit_row & !((2u64 << (red + 1)) - 1);
-                                if d + 2 + (occ & ahead).count_ones() > limit {
+                                let bound = d + 2 + (occ & ahead).count_ones();
+                                if bound > limit {
                                     continue;
                                 }
                                 let moved = key & field | (cell as u128) << (6 * i);
+                                if bound == limit && held(moved, occ, ahead) {
+                                    continue;
+                                }
                                 if seen.insert(moved) {
                                     next.push((moved, occ));
                                 }
@@ -418,6 +478,10 @@ impl Board {
         })
     }
 }
+
+/// A cell mask no board has (bit 63 is beyond every board's cells): a way that is always
+/// blocked.
+const IMPOSSIBLE: u64 = 1 << 63;
 
 /// A search's layouts seen and its two levels (key and occupied cells), kept from search to
 /// search on each thread: most searches are small, and the census makes millions of them.
