@@ -79,12 +79,22 @@ pub trait Universe: Send + Sync + std::fmt::Debug {
         "work"
     }
 
+    /// Per unit, its *pace*: a number such that units whose paces share a power of two take
+    /// about the same time per unit of work (Rush Hour: a class's layouts per row combination
+    /// — a class of many short rows of few layouts each takes several times longer per layout
+    /// than one of few long rows). The projection samples and times each such group of units on
+    /// its own. By default a unit's work.
+    fn paces(&self) -> Vec<u64> {
+        self.work()
+    }
+
     /// The census of exactly `units` (any order, no unit twice), on the rayon pool;
-    /// `progress(work)` is called as each unit finishes, with its work.
+    /// `progress(unit, work)` is called as each unit finishes, with its work, on the thread
+    /// that ran it (the projection times each unit from its thread's unit before).
     fn run(
         &self,
         units: &[usize],
-        progress: &(dyn Fn(u64) + Sync),
+        progress: &(dyn Fn(usize, u64) + Sync),
     ) -> Result<Box<dyn Census>, CensusError>;
 
     /// The census of no unit (what merging starts from).

@@ -160,29 +160,36 @@ pub const PROJECT_FROM: u64 = 1 << 30;
 /// The sample's share of the work: 1/256 of it, at most this much.
 const SAMPLE_MAX: u64 = 1 << 28;
 
-/// Times a sample of `units` (every `s`-th unit with work, about 1/256 of their work and at most
-/// 2^28, and at least 16 units) and projects their whole work at its rate. The sample's census
-/// is thrown away.
+/// The group of a unit of pace `pace` ([`Universe::paces`]): units within a factor of two.
+fn pace_group(pace: u64) -> usize {
+    pace.max(1).ilog2() as usize
+}
+
+/// Times a sample of `units` and projects their whole work from it, pace group by pace group
+/// ([`Universe::paces`]): units of different paces take very different times per unit of work,
+/// so the sample takes, in each group of units within a factor of two in pace (sparse groups of
+/// the fastest merged until they hold a quarter of a stride), the units at evenly spaced places
+/// in order of their work — about one in `s` (about 1/256 of the work, at most 2^28, and at least
+/// 16 units) and at least one — and each group's work is projected at its own units' rate.
+/// The sample's census is thrown away.
 pub fn project(
     universe: &dyn Universe,
     work: &[u64],
     units: &[usize],
 ) -> Result<Projection, StageError> {
+    let paces = universe.paces();
     let with_work: Vec<usize> = units.iter().copied().filter(|&k| work[k] > 0).collect();
     let total: u64 = with_work.iter().map(|&k| work[k]).sum();
     let target = (total / 256).clamp(1, SAMPLE_MAX);
     let stride = ((total / target) as usize).clamp(1, (with_work.len() / 16).max(1));
-    let sample: Vec<usize> = with_work
-        .iter()
-        .copied()
-        .skip(stride / 2)
-        .step_by(stride)
-        .collect();
-    let sample = if sample.is_empty() {
-        with_work.iter().copied().take(1).collect()
-    } else {
-        sample
-    };
+    let groups = pace_groups(&with_work, &paces, stride);
+    let mut sample = Vec::new();
+    for mut group in groups.iter().cloned() {
+        group.sort_by_key(|&k| (work[k], k));
+        let picks = (group.len() / stride).max(1);
+        // The middle unit of each of `picks` equal runs.
+        sample.extend((0..picks).map(|i| group[(2 * i + 1) * group.len() / (2 * picks)]));
+    }
     let sample_work: u64 = sample.iter().map(|&k| work[k]).sum();
     let (_, timing) = timed_run(universe, &sample, &|_| {})?;
     Ok(Projection {
@@ -192,27 +199,68 @@ pub fn project(
         sample_units: sample.len(),
         sample_seconds: timing.wall,
         sample_busy_seconds: timing.busy,
-        seconds: timing.rate(total, sample_work),
+        seconds: timing.projected(&groups, work),
     })
 }
 
-/// How long a run of some units took: its wall time, and each thread's time to its last unit,
-/// averaged over the threads that ran one.
-#[derive(Debug, Clone, Copy)]
+/// `units` in groups of about the same pace ([`pace_group`]), the fastest first; a group of
+/// fewer than a quarter of `stride` units joins the next slower ones, so that the sample takes
+/// one unit for about as much work in every group.
+fn pace_groups(units: &[usize], paces: &[u64], stride: usize) -> Vec<Vec<usize>> {
+    let mut by_group: Vec<Vec<usize>> = vec![Vec::new(); 64];
+    for &k in units {
+        by_group[pace_group(paces[k])].push(k);
+    }
+    let least = (stride / 4).max(1);
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    for group in by_group.into_iter().rev() {
+        open.extend(group);
+        if open.len() >= least {
+            groups.push(std::mem::take(&mut open));
+        }
+    }
+    match groups.last_mut() {
+        Some(last) => last.extend(open),
+        None if !open.is_empty() => groups.push(open),
+        None => {}
+    }
+    groups
+}
+
+/// How long a run of some units took: its wall time, each thread's time to its last unit
+/// averaged over the threads that ran one, how many those were, and each unit with its time
+/// (on its thread, since the thread's unit before).
+#[derive(Debug, Clone)]
 struct Timing {
     wall: f64,
     busy: f64,
+    threads: usize,
+    units: Vec<(usize, f64)>,
 }
 
 impl Timing {
-    /// `total` work at the rate `work` took, counting the threads' busy time: a sample ends
-    /// with threads idle while the last units finish, which a long run hardly has.
-    fn rate(&self, total: u64, work: u64) -> f64 {
-        if work == 0 {
-            0.0
-        } else {
-            self.busy * total as f64 / work as f64
-        }
+    /// The wall time of `groups` of units (of work `work`) on as many threads as this run had,
+    /// each group at the rate of this run's units in it (seconds per unit of work); a group it
+    /// had none of at the rate of all its units.
+    fn projected(&self, groups: &[Vec<usize>], work: &[u64]) -> f64 {
+        let rate = |units: &mut dyn Iterator<Item = &(usize, f64)>| {
+            let (spent, done) = units.fold((0.0, 0u64), |(s, d), &(k, t)| (s + t, d + work[k]));
+            (done > 0).then(|| spent / done as f64)
+        };
+        let Some(overall) = rate(&mut self.units.iter()) else {
+            return 0.0;
+        };
+        let seconds: f64 = groups
+            .iter()
+            .map(|group| {
+                let members: std::collections::HashSet<usize> = group.iter().copied().collect();
+                let own = rate(&mut self.units.iter().filter(|(k, _)| members.contains(k)));
+                let all: u64 = group.iter().map(|&k| work[k]).sum();
+                own.unwrap_or(overall) * all as f64
+            })
+            .sum();
+        seconds / self.threads.max(1) as f64
     }
 }
 
@@ -225,15 +273,22 @@ fn timed_run(
 ) -> Result<(Box<dyn Census>, Timing), StageError> {
     let t = Instant::now();
     let finished: std::sync::Mutex<Vec<(std::thread::ThreadId, f64)>> = Default::default();
+    let done: std::sync::Mutex<Vec<(usize, f64)>> = Default::default();
     let result = universe
-        .run(units, &|w| {
+        .run(units, &|unit, w| {
             inc(w);
             let (id, at) = (std::thread::current().id(), t.elapsed().as_secs_f64());
             let mut finished = finished.lock().unwrap_or_else(|e| e.into_inner());
-            match finished.iter_mut().find(|(thread, _)| *thread == id) {
-                Some(entry) => entry.1 = at,
-                None => finished.push((id, at)),
-            }
+            let since = match finished.iter_mut().find(|(thread, _)| *thread == id) {
+                Some(entry) => std::mem::replace(&mut entry.1, at),
+                None => {
+                    finished.push((id, at));
+                    0.0
+                }
+            };
+            done.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((unit, at - since));
         })
         .map_err(|e| census_error(universe, e))?;
     let wall = t.elapsed().as_secs_f64();
@@ -243,7 +298,15 @@ fn timed_run(
     } else {
         finished.iter().map(|&(_, at)| at).sum::<f64>() / finished.len() as f64
     };
-    Ok((result, Timing { wall, busy }))
+    Ok((
+        result,
+        Timing {
+            wall,
+            busy,
+            threads: finished.len(),
+            units: done.into_inner().unwrap_or_else(|e| e.into_inner()),
+        },
+    ))
 }
 
 /// A census of some units only, for measuring: its summary, its time, and the whole
@@ -257,7 +320,8 @@ pub struct SampleReport {
     pub work: u64,
     pub seconds: f64,
     pub summary: Vec<(&'static str, u64)>,
-    /// All units' work, and its time at the sample's rate.
+    /// All units' work, and its time at the sample's rates (per group of units of about the
+    /// same pace, [`Universe::paces`]).
     pub total_work: u64,
     pub projected_seconds: f64,
 }
@@ -279,6 +343,8 @@ pub fn sample(
         .bar_eta(work, format!("{} sample", universe.id()));
     let (result, timing) = timed_run(universe, &units, &|w| bar.inc(w))?;
     bar.finish();
+    let with_work: Vec<usize> = (0..plan.work.len()).filter(|&k| plan.work[k] > 0).collect();
+    let groups = pace_groups(&with_work, &universe.paces(), every.max(1));
     let total_work = plan.total();
     Ok(SampleReport {
         id: universe.id(),
@@ -289,7 +355,7 @@ pub fn sample(
         seconds: timing.wall,
         summary: result.summary(),
         total_work,
-        projected_seconds: timing.rate(total_work, work),
+        projected_seconds: timing.projected(&groups, &plan.work),
     })
 }
 
@@ -429,7 +495,7 @@ pub fn run_universe(
         let r = plan.chunks[i].clone();
         let units: Vec<usize> = r.clone().collect();
         let census = universe
-            .run(&units, &|w| {
+            .run(&units, &|_, w| {
                 let done = units_done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 bar.inc(w);
                 if done.is_multiple_of(64) || done == units_total {
@@ -593,4 +659,48 @@ pub fn expected_chunks(universe: &dyn Universe, bound: u64) -> Vec<(PathBuf, u64
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pace_groups_hold_every_unit_once_and_merge_sparse_fast_ones() {
+        // Paces 1 (group 0), 2..=3 (group 1), 4..=7 (group 2), 8 (group 3), 1024 (group 10).
+        let paces = [1, 2, 3, 4, 5, 6, 7, 1024, 8];
+        let units: Vec<usize> = (0..paces.len()).collect();
+        // One unit in eight sampled: a group needs two units. The lone fastest joins the next
+        // slower one; the lone slowest, left over, joins the last group.
+        let groups = pace_groups(&units, &paces, 8);
+        assert_eq!(groups, vec![vec![7, 8], vec![3, 4, 5, 6], vec![1, 2, 0]]);
+        let mut all: Vec<usize> = groups.concat();
+        all.sort();
+        assert_eq!(all, units);
+        // Every unit sampled: every pace group its own.
+        assert_eq!(pace_groups(&units, &paces, 1).len(), 5);
+        // Too few units for any group: one group of all.
+        assert_eq!(pace_groups(&[0, 7], &paces, 64), vec![vec![7, 0]]);
+    }
+
+    #[test]
+    fn each_group_is_projected_at_its_own_rate() {
+        // Units 0..4 slow (3 s per unit of work), 4..8 fast (1 s); one sampled of each.
+        let work = [10, 20, 30, 40, 100, 200, 300, 400];
+        let groups = vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]];
+        let timing = Timing {
+            wall: 0.0,
+            busy: 0.0,
+            threads: 2,
+            units: vec![(1, 60.0), (6, 300.0)],
+        };
+        // (100 · 3 + 1000 · 1) / 2 threads; one rate for all (360 s for 320) would say 618.75.
+        assert_eq!(timing.projected(&groups, &work), 650.0);
+        // A group without a sampled unit goes at the rate of all of them.
+        let timing = Timing {
+            units: vec![(6, 300.0)],
+            ..timing
+        };
+        assert_eq!(timing.projected(&groups, &work), 550.0);
+    }
 }

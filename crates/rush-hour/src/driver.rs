@@ -179,6 +179,10 @@ impl huarong_core::Universe for RushUniverse {
         self.universe().work()
     }
 
+    fn paces(&self) -> Vec<u64> {
+        self.universe().paces()
+    }
+
     fn chunk_work(&self) -> u64 {
         self.chunk_layouts
     }
@@ -194,7 +198,7 @@ impl huarong_core::Universe for RushUniverse {
     fn run(
         &self,
         units: &[usize],
-        progress: &(dyn Fn(u64) + Sync),
+        progress: &(dyn Fn(usize, u64) + Sync),
     ) -> Result<Box<dyn huarong_core::universe::Census>, CensusError> {
         let census = self
             .universe()
@@ -350,20 +354,21 @@ mod tests {
     fn censuses_merge_and_read_back_through_the_seam() {
         let u = universe(1);
         let units: Vec<usize> = (0..u.units()).collect();
-        let whole = u.run(&units, &|_| {}).unwrap();
+        let whole = u.run(&units, &|_, _| {}).unwrap();
         let (even, odd): (Vec<usize>, Vec<usize>) = units.iter().partition(|&&k| k % 2 == 0);
         let parts = vec![
-            u.run(&odd, &|_| {}).unwrap(),
-            u.decode(&u.run(&even, &|_| {}).unwrap().encode()).unwrap(),
+            u.run(&odd, &|_, _| {}).unwrap(),
+            u.decode(&u.run(&even, &|_, _| {}).unwrap().encode())
+                .unwrap(),
         ];
         let merged = u.merge(parts).unwrap();
         assert_eq!(merged.encode(), whole.encode());
         let all = 0..u.units() as u64;
         assert_eq!(merged.units(), vec![all]);
         assert_eq!(merged.summary(), whole.summary());
-        let mut twice = u.run(&[0, 1], &|_| {}).unwrap();
+        let mut twice = u.run(&[0, 1], &|_, _| {}).unwrap();
         assert!(matches!(
-            twice.merge(u.run(&[1], &|_| {}).unwrap()),
+            twice.merge(u.run(&[1], &|_, _| {}).unwrap()),
             Err(CensusError::Overlap(r)) if r == (1..2)
         ));
         let mut mine = u.empty();

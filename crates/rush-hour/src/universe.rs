@@ -408,6 +408,26 @@ impl Universe {
         class::count_layouts(self.n, set.walls_by_column, &rows[..self.n], &set.counts)
     }
 
+    /// Per unit, its layouts per row combination (its layouts over the product of its rows'
+    /// arrangements; 0 for a unit counted with its mirror image): how fast a class goes per
+    /// layout depends on it far more than on its size.
+    pub fn paces(&self) -> Vec<u64> {
+        (0..self.units.len())
+            .into_par_iter()
+            .map(|k| {
+                let unit = &self.units[k];
+                let set = &self.wall_sets[unit.walls as usize];
+                let combos: u64 = (0..self.n)
+                    .map(|r| set.rows[r][unit.rows[r] as usize].len() as u64)
+                    .product();
+                match self.searched(k) {
+                    Some(_) => self.unit_layouts(k) / combos.max(1),
+                    None => 0,
+                }
+            })
+            .collect()
+    }
+
     /// Whether unit `k` is searched, and whether its census counts its mirror image too: with
     /// the exit row in the middle, a class and its mirror image have the same clusters upside
     /// down, so the smaller of the two counts both and the other is skipped.
@@ -443,16 +463,17 @@ impl Universe {
         let units: Vec<usize> = (0..self.units.len())
             .filter(|k| k % parts.max(1) == part)
             .collect();
-        self.census_of(&units, &|_| progress())
+        self.census_of(&units, &|_, _| progress())
     }
 
     /// The census of exactly `units` (no unit twice), on the rayon pool, the largest classes
     /// first, each taken by the first thread free (no large class is left to one thread at
-    /// the end while the other idles); `progress(layouts)` is called as each unit finishes.
+    /// the end while the other idles); `progress(unit, layouts)` is called as each unit
+    /// finishes, on the thread that searched it.
     pub fn census_of(
         &self,
         units: &[usize],
-        progress: &(dyn Fn(u64) + Sync),
+        progress: &(dyn Fn(usize, u64) + Sync),
     ) -> Result<Census, UniverseError> {
         let covered = huarong_core::universe::ranges_of(units).ok_or(UniverseError::Twice)?;
         let mut mine: Vec<(usize, bool, u64)> = units
@@ -473,7 +494,7 @@ impl Universe {
                         census.double_counts();
                     }
                 }
-                progress(size);
+                progress(k, size);
                 Ok(census)
             })
             .try_reduce(Census::default, |a, b| Ok(a.absorb(b)))?;

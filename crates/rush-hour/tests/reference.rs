@@ -37,10 +37,10 @@ fn check(n: usize, max_walls: usize) -> (Census, HashMap<u128, u32>) {
     let twice = universe
         .census(0, 3, &|| {})
         .unwrap()
-        .merge(universe.census_of(&[3, 4], &|_| {}).unwrap());
+        .merge(universe.census_of(&[3, 4], &|_, _| {}).unwrap());
     assert_eq!(twice, Err(rush_hour::UniverseError::Overlap(3..4)));
     assert_eq!(
-        universe.census_of(&[2, 5, 2], &|_| {}),
+        universe.census_of(&[2, 5, 2], &|_, _| {}),
         Err(rush_hour::UniverseError::Twice)
     );
     assert_eq!(Census::decode(&got.encode()), Some(got.clone()));
