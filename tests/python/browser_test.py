@@ -24,6 +24,7 @@ from pathlib import Path
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
 
 HENGDAO = "VCCV/VCCV/VHHV/VSSV/S..S"
@@ -55,8 +56,14 @@ def check_against_api(driver, base, position):
     return truth
 
 
+def wait(driver, timeout):
+    """A wait that asks again when the page re-renders the element it looked at (a list redrawn
+    between finding a row and reading it), as it does when the element is not there yet."""
+    return WebDriverWait(driver, timeout, ignored_exceptions=(StaleElementReferenceException,))
+
+
 def wait_for_position(driver, position, timeout=10):
-    WebDriverWait(driver, timeout).until(
+    wait(driver, timeout).until(
         lambda d: d.find_element(By.ID, "board").get_attribute("data-position") == position
     )
 
@@ -66,13 +73,13 @@ def check_puzzles(driver, base, shots):
     with urllib.request.urlopen(f"{base}/api/puzzles?metric=piece&limit=5") as r:
         db = json.load(r)["databases"][0]
     col = {name: k for k, name in enumerate(db["columns"])}
-    WebDriverWait(driver, 10).until(
+    wait(driver, 10).until(
         lambda d: d.find_element(By.ID, "puzzles").is_displayed()
         and d.find_elements(By.CSS_SELECTOR, "#db-rows a.puzzle")
     )
     driver.find_element(By.CSS_SELECTOR, '#db-metric option[value="piece"]').click()
     first = db["rows"][0]
-    WebDriverWait(driver, 10).until(
+    wait(driver, 10).until(
         lambda d: d.find_element(By.CSS_SELECTOR, "#db-rows a.puzzle").text
         == f"{first[col['moves']]} (piece) {first[col['piece_set']]} {first[col['layout']]}"
     )
@@ -81,7 +88,7 @@ def check_puzzles(driver, base, shots):
     assert first[col["moves"]] == "138", first  # Super Century's cluster heads the database
     driver.find_element(By.CSS_SELECTOR, "#db-rows a.puzzle").click()
     wait_for_position(driver, first[col["layout"]])
-    WebDriverWait(driver, 10).until(
+    wait(driver, 10).until(
         lambda d: d.find_element(By.ID, "distance").get_attribute("data-distance") == "138"
     )
     driver.save_screenshot(str(shots / "serve-puzzles.png"))
@@ -159,13 +166,13 @@ def main():
 
         # Solve, then play the solution to the goal.
         driver.find_element(By.ID, "solve").click()
-        WebDriverWait(driver, 10).until(
+        wait(driver, 10).until(
             lambda d: d.find_element(By.ID, "playpause").is_enabled()
         )
         progress = driver.find_element(By.ID, "progress").text
         assert progress == f"0 / {truth['distance']}", progress
         driver.find_element(By.ID, "playpause").click()
-        WebDriverWait(driver, 120).until(
+        wait(driver, 120).until(
             lambda d: d.find_element(By.ID, "distance").get_attribute("data-distance") == "0"
         )
         final = driver.find_element(By.ID, "board").get_attribute("data-position")
