@@ -83,9 +83,9 @@ pub trait Universe: Send + Sync + std::fmt::Debug {
     /// about the same time per unit of work (Rush Hour: a class's layouts per row combination
     /// — a class of many short rows of few layouts each takes several times longer per layout
     /// than one of few long rows). The projection samples and times each such group of units on
-    /// its own. By default a unit's work.
-    fn paces(&self) -> Vec<u64> {
-        self.work()
+    /// its own. `work` is [`Universe::work`]'s; by default a unit's pace is its work.
+    fn paces(&self, work: &[u64]) -> Vec<u64> {
+        work.to_vec()
     }
 
     /// The census of exactly `units` (any order, no unit twice), on the rayon pool;

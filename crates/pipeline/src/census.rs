@@ -177,7 +177,7 @@ pub fn project(
     work: &[u64],
     units: &[usize],
 ) -> Result<Projection, StageError> {
-    let paces = universe.paces();
+    let paces = universe.paces(work);
     let with_work: Vec<usize> = units.iter().copied().filter(|&k| work[k] > 0).collect();
     let total: u64 = with_work.iter().map(|&k| work[k]).sum();
     let target = (total / 256).clamp(1, SAMPLE_MAX);
@@ -344,7 +344,7 @@ pub fn sample(
     let (result, timing) = timed_run(universe, &units, &|w| bar.inc(w))?;
     bar.finish();
     let with_work: Vec<usize> = (0..plan.work.len()).filter(|&k| plan.work[k] > 0).collect();
-    let groups = pace_groups(&with_work, &universe.paces(), every.max(1));
+    let groups = pace_groups(&with_work, &universe.paces(&plan.work), every.max(1));
     let total_work = plan.total();
     Ok(SampleReport {
         id: universe.id(),

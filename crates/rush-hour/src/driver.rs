@@ -179,8 +179,8 @@ impl huarong_core::Universe for RushUniverse {
         self.universe().work()
     }
 
-    fn paces(&self) -> Vec<u64> {
-        self.universe().paces()
+    fn paces(&self, work: &[u64]) -> Vec<u64> {
+        self.universe().paces(work)
     }
 
     fn chunk_work(&self) -> u64 {

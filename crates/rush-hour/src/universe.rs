@@ -408,22 +408,19 @@ impl Universe {
         class::count_layouts(self.n, set.walls_by_column, &rows[..self.n], &set.counts)
     }
 
-    /// Per unit, its layouts per row combination (its layouts over the product of its rows'
-    /// arrangements; 0 for a unit counted with its mirror image): how fast a class goes per
-    /// layout depends on it far more than on its size.
-    pub fn paces(&self) -> Vec<u64> {
-        (0..self.units.len())
-            .into_par_iter()
-            .map(|k| {
-                let unit = &self.units[k];
+    /// Per unit, its layouts per row combination: its work ([`Universe::work`]) over the
+    /// product of its rows' arrangements. How fast a class goes per layout depends on it far
+    /// more than on its size.
+    pub fn paces(&self, work: &[u64]) -> Vec<u64> {
+        self.units
+            .iter()
+            .zip(work)
+            .map(|(unit, &w)| {
                 let set = &self.wall_sets[unit.walls as usize];
                 let combos: u64 = (0..self.n)
                     .map(|r| set.rows[r][unit.rows[r] as usize].len() as u64)
                     .product();
-                match self.searched(k) {
-                    Some(_) => self.unit_layouts(k) / combos.max(1),
-                    None => 0,
-                }
+                w / combos.max(1)
             })
             .collect()
     }
