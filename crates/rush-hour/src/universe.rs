@@ -463,15 +463,17 @@ impl Universe {
         self.census_of(&units, &|_, _| progress())
     }
 
-    /// The census of exactly `units` (no unit twice), on the rayon pool, the largest classes
-    /// first, each taken by the first thread free (no large class is left to one thread at
-    /// the end while the other idles); `progress(unit, layouts)` is called as each unit
-    /// finishes, on the thread that searched it.
+    /// The census of exactly `units` (no unit twice), on every thread of the rayon pool: the
+    /// largest classes first, each taken from one queue by the first thread free, so the run
+    /// ends with small classes on both threads, never one large class left to one thread while
+    /// the other idles; `progress(unit, layouts)` is called as each unit finishes, on the
+    /// thread that searched it.
     pub fn census_of(
         &self,
         units: &[usize],
         progress: &(dyn Fn(usize, u64) + Sync),
     ) -> Result<Census, UniverseError> {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
         let covered = huarong_core::universe::ranges_of(units).ok_or(UniverseError::Twice)?;
         let mut mine: Vec<(usize, bool, u64)> = units
             .par_iter()
@@ -481,22 +483,66 @@ impl Universe {
             })
             .collect();
         mine.sort_by_key(|&(k, _, size)| (std::cmp::Reverse(size), k));
-        let mut census = mine
-            .into_par_iter()
-            .map_init(Scratch::default, |scratch, (k, twice, size)| {
+        let next = AtomicUsize::new(0);
+        let failed = AtomicBool::new(false);
+        let per_thread = rayon::broadcast(|_| {
+            let mut scratch = Scratch::default();
+            let mut done = Tally::default();
+            while !failed.load(Relaxed) {
+                let Some(&(k, twice, size)) = mine.get(next.fetch_add(1, Relaxed)) else {
+                    break;
+                };
                 let mut census = Census::default();
                 if size > 0 {
-                    census_class(&self.class(&self.units[k]), scratch, &mut census, twice)?;
+                    let class = self.class(&self.units[k]);
+                    if let Err(e) = census_class(&class, &mut scratch, &mut census, twice) {
+                        failed.store(true, Relaxed);
+                        return Err(e);
+                    }
                     if twice {
                         census.double_counts();
                     }
                 }
                 progress(k, size);
-                Ok(census)
-            })
-            .try_reduce(Census::default, |a, b| Ok(a.absorb(b)))?;
+                done.push(census);
+            }
+            Ok(done.total())
+        });
+        let mut all = Tally::default();
+        for census in per_thread {
+            all.push(census?);
+        }
+        let mut census = all.total();
         census.units = covered;
         Ok(census)
+    }
+}
+
+/// Censuses added up as they come, in a binary counter's pattern: two sums of as many
+/// censuses are merged, so each puzzle is merged about log₂(censuses) times and few sums are
+/// held at once.
+#[derive(Debug, Default)]
+struct Tally(Vec<(u32, Census)>);
+
+impl Tally {
+    fn push(&mut self, census: Census) {
+        let mut top = (0, census);
+        while let Some((rank, _)) = self.0.last() {
+            if *rank != top.0 {
+                break;
+            }
+            let (rank, held) = self.0.pop().expect("a sum held");
+            top = (rank + 1, held.absorb(top.1));
+        }
+        self.0.push(top);
+    }
+
+    fn total(self) -> Census {
+        self.0
+            .into_iter()
+            .map(|(_, census)| census)
+            .reduce(Census::absorb)
+            .unwrap_or_default()
     }
 }
 
