@@ -858,6 +858,43 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// Censuses summed as they come (a binary counter's merges) give what adding them up
+        /// one after the other gives, whatever their number.
+        #[test]
+        fn a_tally_sums_as_one_sum_would(
+            parts in proptest::collection::vec(
+                (0u64..5, proptest::collection::vec(0u64..3, 0..4),
+                 proptest::collection::vec((0u32..4, "[AB.]{3}"), 0..4)),
+                0..20,
+            ),
+        ) {
+            let censuses: Vec<Census> = parts
+                .into_iter()
+                .map(|(clusters, by_moves, puzzles)| {
+                    let mut puzzles: Vec<Puzzle> = puzzles
+                        .into_iter()
+                        .map(|(moves, board)| Puzzle { moves, board, cluster_size: 1 })
+                        .collect();
+                    puzzles.sort_by(database_order);
+                    Census {
+                        classes: 1,
+                        clusters,
+                        clusters_by_moves: by_moves,
+                        puzzles,
+                        ..Census::default()
+                    }
+                })
+                .collect();
+            let plain = censuses.iter().cloned().fold(Census::default(), Census::absorb);
+            let mut tally = Tally::default();
+            for census in censuses {
+                tally.push(census);
+            }
+            let summed = tally.total();
+            prop_assert_eq!(&summed.puzzles, &plain.puzzles);
+            prop_assert_eq!(summed, plain);
+        }
+
         /// Merging two lists gives what sorting them one after the other gives (a stable
         /// sort: `a`'s first among equals), sorted or not.
         #[test]
