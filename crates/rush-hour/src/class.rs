@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 use crate::board::{Board, EXIT_ROW, Kind, Piece};
 
-pub(crate) use sweep::UNREACHED;
+pub(crate) use sweep::{Bits, UNREACHED};
 
 /// Most pieces in one line (rows and columns have fewer than `N ≤ 6` covered cells).
 const MAX_LINE: usize = 3;

@@ -615,8 +615,8 @@ pub(crate) struct Scratch {
     clusters: Vec<Cluster>,
     /// Per layout: its distance to a goal.
     dist: Vec<u8>,
-    /// Per layout: a bit, reached by the search.
-    seen: Vec<u8>,
+    /// The search's bits per layout.
+    bits: class::Bits,
 }
 
 /// A cluster's numbers as the census gathers them.
@@ -657,7 +657,7 @@ fn census_class(
         farthest,
         clusters,
         dist,
-        seen,
+        bits,
     } = scratch;
     out.classes += 1;
     out.layouts += class.len();
@@ -704,7 +704,7 @@ fn census_class(
     // Distances from every goal at once (a layout's nearest goal is in its cluster); each
     // block's largest, then each cluster's.
     let levels = class
-        .goal_distances(sizes, dist, seen, farthest)
+        .goal_distances(sizes, dist, bits, farthest)
         .ok_or(UniverseError::Distance(UNREACHED as u32 - 1))?;
     for (d, &count) in levels.iter().enumerate() {
         bump(&mut out.layouts_by_distance, d, count);
@@ -982,11 +982,12 @@ mod tests {
             for k in units {
                 let class = u.class(&u.units[k]);
                 let len = class.len() as usize;
-                let (mut dist, mut seen, mut farthest) = (Vec::new(), Vec::new(), Vec::new());
+                let (mut dist, mut bits, mut farthest) =
+                    (Vec::new(), class::Bits::default(), Vec::new());
                 let mut sizes = Vec::new();
                 class.block_sizes(&mut sizes);
                 let levels = class
-                    .goal_distances(&sizes, &mut dist, &mut seen, &mut farthest)
+                    .goal_distances(&sizes, &mut dist, &mut bits, &mut farthest)
                     .unwrap();
                 // A plain breadth-first search from the goals over the class's moves.
                 let mut plain = vec![UNREACHED; len];

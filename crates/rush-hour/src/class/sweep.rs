@@ -1,18 +1,18 @@
 //! Every layout's distance to the nearest goal of its class: one breadth-first search from all
 //! the goals at once, a byte per layout, level by level.
 //!
-//! A level's layouts are found by scanning, for its value (memchr), the distance bytes of the
-//! row combinations the level before gave layouts (the frontier is kept as those combinations,
-//! not as layouts). Its layouts are expanded a *run* at a time: the layouts of one row combination that
-//! differ only in the last column's rank, consecutive indices. Every column but the last has
-//! one rank along a run, so a vertical move of one of those columns, and a horizontal move's
-//! effect on them ([`Step`]), is the same for the whole run: it maps the run onto a run of
-//! the target, and one look at the target's bytes settles all the run's layouts at once. Only
-//! the last column's moves are looked up per layout ([`Ranked`]: moves as rank differences,
-//! ranks with a cell toggled, cells and signatures by rank). A row combination's runs are
-//! gathered as their vertical moves are made; each horizontal move then goes over all of them,
-//! what it does to each rank of each other column worked out once ([`StepTables`]), not once
-//! a run.
+//! A level's layouts are found by scanning a bit per layout, set as each is reached, over the
+//! row combinations the level before gave layouts (the frontier is kept as those combinations
+//! and those bits; a combination's bits are cleared once it is expanded). Its layouts are
+//! expanded a *run* at a time: the layouts of one row combination that differ only in the last
+//! column's rank, consecutive indices. Every column but the last has one rank along a run, so a
+//! vertical move of one of those columns, and a horizontal move's effect on them ([`Step`]), is
+//! the same for the whole run: it maps the run onto a run of the target, and one look at the
+//! target's bits settles all the run's layouts at once. Only the last column's moves are
+//! looked up per layout ([`Ranked`]: moves as rank differences, ranks with a cell toggled,
+//! cells and signatures by rank). A row combination's runs are gathered as their vertical moves
+//! are made; each horizontal move then goes over all of them, what it does to each rank of each
+//! other column worked out once ([`StepTables`]), not once a run.
 //!
 //! Whether a target is reached is asked of a bit per layout, not of its byte: the moves' targets
 //! are scattered over the class, and the bits of a class of millions of layouts stay in the
@@ -60,39 +60,45 @@ fn divide(x: u32, magic: u64) -> u32 {
     ((x as u64 * magic) >> 32) as u32
 }
 
-/// Bit `i` set where `bytes[start + i] == value` for `i < len ≤ 32`, eight bytes a word (the
-/// words may reach past the window: those bits are dropped).
+/// The first bit at or after `from` and before `end` set in `bits` (as [`reached`] reads
+/// them: eight bytes past the last bit's).
 #[inline]
-fn matches(bytes: &[u8], start: usize, len: usize, value: u8) -> u32 {
-    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // A byte's top bit: set where the byte is zero (no carry leaves a byte: 0x7f + 0x7f).
-    let zeros = |x: u64| !(((x & LOW) + LOW) | x) & HIGH;
-    // The eight top bits gathered into the low byte.
-    let gather = |m: u64| ((m >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32;
-    let spread = u64::from_ne_bytes([value; 8]);
-    let mut out = 0u32;
-    let mut at = 0;
-    while at < len {
-        let from = start + at;
-        let word = match bytes.get(from..from + 8) {
-            Some(word) => u64::from_le_bytes(word.try_into().expect("eight bytes")),
-            None => {
-                // The array's last bytes: padded with a byte other than `value`.
-                let mut word = [!value; 8];
-                let tail = &bytes[from..bytes.len().min(start + len)];
-                word[..tail.len()].copy_from_slice(tail);
-                u64::from_le_bytes(word)
-            }
-        };
-        out |= gather(zeros(word ^ spread)) << at;
-        at += 8;
+fn next_set(bits: &[u8], mut from: usize, end: usize) -> Option<usize> {
+    while from < end {
+        let w = word(bits, from / 8) >> (from % 8);
+        if w != 0 {
+            let at = from + w.trailing_zeros() as usize;
+            return (at < end).then_some(at);
+        }
+        from += 64 - from % 8;
     }
-    if len < 32 {
-        out & ((1u32 << len) - 1)
+    None
+}
+
+/// Clears the bits `from..end` of `bits`.
+fn clear(bits: &mut [u8], from: usize, end: usize) {
+    if from >= end {
+        return;
+    }
+    let (first, last) = (from / 8, (end - 1) / 8);
+    let low = !(u8::MAX << (from % 8));
+    let high = !(u8::MAX >> (7 - (end - 1) % 8));
+    if first == last {
+        bits[first] &= low | high;
     } else {
-        out
+        bits[first] &= low;
+        bits[first + 1..last].fill(0);
+        bits[last] &= high;
     }
+}
+
+/// A search's bits per layout, kept from one search to the next: reached, at the level being
+/// expanded, and at the next one.
+#[derive(Debug, Default)]
+pub(crate) struct Bits {
+    seen: Vec<u8>,
+    front: Vec<u8>,
+    fresh: Vec<u8>,
 }
 
 impl Class<'_> {
@@ -142,13 +148,13 @@ impl Class<'_> {
     /// (the level that reached its last layout; [`UNREACHED`] for a block no goal reaches).
     /// Returns the number of layouts at each distance; `None` if some layout is 255 or more
     /// moves from its goals.
-    /// `sizes` holds each block's layouts ([`Class::block_sizes`]); `seen` is the search's bit
-    /// per layout (reached or not), kept to be reused.
+    /// `sizes` holds each block's layouts ([`Class::block_sizes`]); `bits` are the search's
+    /// bits per layout, kept to be reused.
     pub(crate) fn goal_distances(
         &self,
         sizes: &[u32],
         dist: &mut Vec<u8>,
-        seen: &mut Vec<u8>,
+        bits: &mut Bits,
         farthest: &mut Vec<u8>,
     ) -> Option<Vec<u64>> {
         assert!((1..=6).contains(&self.n), "at most 6 columns");
@@ -156,14 +162,18 @@ impl Class<'_> {
         let (first, steps) = self.steps();
         dist.clear();
         dist.resize(len, UNREACHED);
-        seen.clear();
-        seen.resize(len / 8 + 9, 0);
+        for b in [&mut bits.seen, &mut bits.front, &mut bits.fresh] {
+            b.clear();
+            b.resize(len / 8 + 9, 0);
+        }
         farthest.clear();
         farthest.reserve(self.blocks as usize);
         let mut search = Search {
             class: self,
             dist,
-            seen,
+            seen: &mut bits.seen,
+            front: &mut bits.front,
+            fresh: &mut bits.fresh,
             // Reciprocals of every radix a combination has (at most a column's arrangements).
             magic: (0..=u8::MAX as u64)
                 .map(|r| if r == 0 { 0 } else { (1u64 << 32).div_ceil(r) })
@@ -195,6 +205,7 @@ impl Class<'_> {
             search.dist[start..end].fill(0);
             for t in start..end {
                 search.seen[t / 8] |= 1 << (t % 8);
+                search.fresh[t / 8] |= 1 << (t % 8);
             }
             search.level[k as usize] = 0;
             search.unreached[k as usize] = 0;
@@ -213,13 +224,13 @@ impl Class<'_> {
             std::mem::swap(&mut current, &mut search.next);
             search.next.clear();
             current.sort_unstable();
+            std::mem::swap(&mut search.front, &mut search.fresh);
             for &k in &current {
                 let k = k as usize;
-                let from = self.combos[k].offset as usize;
-                let Some(i) = memchr::memchr(d, &search.dist[from..self.end(k)]) else {
+                let (from, end) = (self.combos[k].offset as usize, self.end(k));
+                let Some(s) = next_set(search.front, from, end) else {
                     continue;
                 };
-                let s = from + i;
                 let moves = &steps[first[k] as usize..first[k + 1] as usize];
                 // The board's size as a constant: the column loops unrolled, unchecked.
                 match self.n {
@@ -230,6 +241,7 @@ impl Class<'_> {
                     5 => search.expand_combo::<5>(k, s, d, moves),
                     _ => search.expand_combo::<6>(k, s, d, moves),
                 }
+                clear(search.front, from, end);
             }
             levels.push(search.found);
             d += 1;
@@ -248,8 +260,10 @@ impl Class<'_> {
 struct Search<'a, 'c> {
     class: &'a Class<'c>,
     dist: &'a mut [u8],
-    /// A bit per layout: reached.
+    /// A bit per layout: reached; at the level being expanded; at the next.
     seen: &'a mut [u8],
+    front: &'a mut [u8],
+    fresh: &'a mut [u8],
     magic: Vec<u64>,
     /// Per row combination and per block: its layouts not reached yet.
     unreached: Vec<u32>,
@@ -277,6 +291,8 @@ impl Search<'_, '_> {
         let at = base / 8;
         let bits = word(self.seen, at) | (new as u64) << (base % 8);
         self.seen[at..at + 8].copy_from_slice(&bits.to_le_bytes());
+        let bits = word(self.fresh, at) | (new as u64) << (base % 8);
+        self.fresh[at..at + 8].copy_from_slice(&bits.to_le_bytes());
         self.unreached[combo] -= new.count_ones();
         while new != 0 {
             let i = new.trailing_zeros() as usize;
@@ -348,7 +364,7 @@ impl Search<'_, '_> {
         let mut any = 0u32;
         loop {
             let start = offset + run * run_len;
-            let hits = matches(self.dist, start, run_len, d);
+            let hits = reached(self.front, start, run_len);
             let cells = self.expand_vertical::<N>(k, combo, start, ranks, hits, d);
             if !live.is_empty() {
                 runs.push(Run { hits, ranks, cells });
@@ -358,13 +374,12 @@ impl Search<'_, '_> {
                 }
             }
             // The next run with a layout at distance `d`.
-            let next = start + run_len;
-            let Some(j) = memchr::memchr(d, &self.dist[next..end]) else {
+            let Some(at) = next_set(self.front, start + run_len, end) else {
                 break;
             };
             // A layout's run: its place in the row combination over the run length (below
             // 22⁶ < 2²⁷ layouts, so the product stays below 2³²).
-            let to = divide((next + j - offset) as u32, self.magic[run_len]) as usize;
+            let to = divide((at - offset) as u32, self.magic[run_len]) as usize;
             if to - run <= 2 {
                 for _ in run..to {
                     // The other columns' odometer, one run on.
@@ -590,30 +605,41 @@ struct Run {
 
 #[cfg(test)]
 mod tests {
-    use super::{matches, reached};
+    use super::{clear, next_set, reached};
     use proptest::prelude::*;
 
     proptest! {
         #[test]
-        fn matches_marks_every_equal_byte(
-            bytes in proptest::collection::vec(0u8..=3, 0..=40),
-            start in 0usize..40,
-            len in 0usize..=32,
-            value in 0u8..=3,
+        fn next_set_finds_the_first_set_bit_of_a_window(
+            bytes in proptest::collection::vec(prop_oneof![Just(0u8), any::<u8>()], 1..=40),
+            from in 0usize..400,
+            len in 0usize..200,
         ) {
-            let start = start.min(bytes.len());
-            let len = len.min(bytes.len() - start);
-            let plain = bytes[start..start + len]
-                .iter()
-                .enumerate()
-                .fold(0u32, |m, (i, &b)| m | ((b == value) as u32) << i);
-            prop_assert_eq!(matches(&bytes, start, len, value), plain);
+            let mut bits = bytes;
+            let count = bits.len() * 8;
+            bits.extend([0; 8]);
+            let from = from % count;
+            let end = (from + len).min(count);
+            let plain = (from..end).find(|&t| bits[t / 8] >> (t % 8) & 1 == 1);
+            prop_assert_eq!(next_set(&bits, from, end), plain);
         }
 
         #[test]
-        fn matches_any_byte(bytes in proptest::collection::vec(0u8..=255, 0..=32), value: u8) {
-            let plain = bytes.iter().enumerate().fold(0u32, |m, (i, &b)| m | ((b == value) as u32) << i);
-            prop_assert_eq!(matches(&bytes, 0, bytes.len(), value), plain);
+        fn clear_zeroes_a_window_and_nothing_else(
+            bytes in proptest::collection::vec(any::<u8>(), 1..=40),
+            from in 0usize..400,
+            len in 0usize..200,
+        ) {
+            let count = bytes.len() * 8;
+            let from = from % count;
+            let end = (from + len).min(count);
+            let mut bits = bytes.clone();
+            clear(&mut bits, from, end);
+            for t in 0..count {
+                let was = bytes[t / 8] >> (t % 8) & 1;
+                let expected = if (from..end).contains(&t) { 0 } else { was };
+                prop_assert_eq!(bits[t / 8] >> (t % 8) & 1, expected, "bit {}", t);
+            }
         }
 
         #[test]
