@@ -702,7 +702,13 @@ fn census_class(
     }
     out.clusters += clusters.len() as u64;
     // Distances from every goal at once (a layout's nearest goal is in its cluster); each
-    // block's largest, then each cluster's.
+    // block's largest, then each cluster's. The blocks of clusters without a goal are out of
+    // reach: given as empty, so that a row combination is done with once its others are.
+    for (b, size) in sizes.iter_mut().enumerate() {
+        if !clusters[cluster[b] as usize].solvable {
+            *size = 0;
+        }
+    }
     let levels = class
         .goal_distances(sizes, dist, bits, farthest)
         .ok_or(UniverseError::Distance(UNREACHED as u32 - 1))?;
@@ -982,13 +988,6 @@ mod tests {
             for k in units {
                 let class = u.class(&u.units[k]);
                 let len = class.len() as usize;
-                let (mut dist, mut bits, mut farthest) =
-                    (Vec::new(), class::Bits::default(), Vec::new());
-                let mut sizes = Vec::new();
-                class.block_sizes(&mut sizes);
-                let levels = class
-                    .goal_distances(&sizes, &mut dist, &mut bits, &mut farthest)
-                    .unwrap();
                 // A plain breadth-first search from the goals over the class's moves.
                 let mut plain = vec![UNREACHED; len];
                 let mut queue = std::collections::VecDeque::new();
@@ -1007,16 +1006,32 @@ mod tests {
                         }
                     });
                 }
-                assert_eq!(dist, plain, "class {k}");
                 let reached = plain.iter().filter(|&&d| d != UNREACHED).count() as u64;
-                assert_eq!(levels.iter().sum::<u64>(), reached, "class {k}");
                 // Each block's largest distance (a block is reached whole or not at all).
                 let mut largest = vec![0u8; class.blocks() as usize];
                 for (s, &d) in plain.iter().enumerate() {
                     let b = class.block(&class.decode(s as u32)) as usize;
                     largest[b] = largest[b].max(d);
                 }
-                assert_eq!(farthest, largest, "class {k}");
+                // The search given every block's size, then with the blocks out of reach
+                // given as empty (as the census gives them): the same distances.
+                let mut sizes = Vec::new();
+                class.block_sizes(&mut sizes);
+                let in_reach: Vec<u32> = sizes
+                    .iter()
+                    .zip(&largest)
+                    .map(|(&size, &d)| if d == UNREACHED { 0 } else { size })
+                    .collect();
+                let mut bits = class::Bits::default();
+                for sizes in [&sizes, &in_reach] {
+                    let (mut dist, mut farthest) = (Vec::new(), Vec::new());
+                    let levels = class
+                        .goal_distances(sizes, &mut dist, &mut bits, &mut farthest)
+                        .unwrap();
+                    assert_eq!(dist, plain, "class {k}");
+                    assert_eq!(levels.iter().sum::<u64>(), reached, "class {k}");
+                    assert_eq!(farthest, largest, "class {k}");
+                }
             }
         }
     }

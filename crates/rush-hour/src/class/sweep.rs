@@ -148,8 +148,10 @@ impl Class<'_> {
     /// (the level that reached its last layout; [`UNREACHED`] for a block no goal reaches).
     /// Returns the number of layouts at each distance; `None` if some layout is 255 or more
     /// moves from its goals.
-    /// `sizes` holds each block's layouts ([`Class::block_sizes`]); `bits` are the search's
-    /// bits per layout, kept to be reused.
+    /// `sizes` holds each block's layouts ([`Class::block_sizes`]), or 0 for a block known to
+    /// be out of reach (its cluster has no goal): a row combination or block whose layouts in
+    /// reach are all reached is not searched further. `bits` are the search's bits per layout,
+    /// kept to be reused.
     pub(crate) fn goal_distances(
         &self,
         sizes: &[u32],
@@ -179,7 +181,7 @@ impl Class<'_> {
                 .map(|r| if r == 0 { 0 } else { (1u64 << 32).div_ceil(r) })
                 .collect(),
             unreached: (0..self.combos.len())
-                .map(|k| (self.end(k) - self.combos[k].offset as usize) as u32)
+                .map(|k| self.combo_blocks(k).map(|b| sizes[b]).sum())
                 .collect(),
             open: Vec::with_capacity(self.blocks as usize),
             farthest,
