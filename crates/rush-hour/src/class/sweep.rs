@@ -53,6 +53,14 @@ fn reached(seen: &[u8], start: usize, len: usize) -> u32 {
     ((word(seen, start / 8) >> (start % 8)) & ((1u64 << len) - 1)) as u32
 }
 
+/// Sets the bits `new` (`len ≤ 32`) from bit `start` of `bits`, as [`reached`] reads them.
+#[inline]
+fn set(bits: &mut [u8], start: usize, new: u32) {
+    let at = start / 8;
+    let word = word(bits, at) | (new as u64) << (start % 8);
+    bits[at..at + 8].copy_from_slice(&word.to_le_bytes());
+}
+
 /// `x / radix` for `x · radix < 2³²`, by a multiplication: `(x · ⌈2³² / radix⌉) >> 32` is
 /// exact there (the error `x · (m · radix − 2³²) / 2³²` stays below 1).
 #[inline]
@@ -267,7 +275,7 @@ struct Search<'a, 'c> {
     front: &'a mut [u8],
     fresh: &'a mut [u8],
     magic: Vec<u64>,
-    /// Per row combination and per block: its layouts not reached yet.
+    /// Per row combination and per block: its layouts in reach not reached yet.
     unreached: Vec<u32>,
     open: Vec<u32>,
     /// Per block: the distance of its last layout reached.
@@ -290,11 +298,8 @@ impl Search<'_, '_> {
     /// `combo` is their row combination; their blocks count them ([`Search::count`]).
     #[inline]
     fn settle(&mut self, base: usize, mut new: u32, d: u8, combo: usize) {
-        let at = base / 8;
-        let bits = word(self.seen, at) | (new as u64) << (base % 8);
-        self.seen[at..at + 8].copy_from_slice(&bits.to_le_bytes());
-        let bits = word(self.fresh, at) | (new as u64) << (base % 8);
-        self.fresh[at..at + 8].copy_from_slice(&bits.to_le_bytes());
+        set(self.seen, base, new);
+        set(self.fresh, base, new);
         self.unreached[combo] -= new.count_ones();
         while new != 0 {
             let i = new.trailing_zeros() as usize;
