@@ -416,10 +416,16 @@ impl Board {
             level.clear();
             next.clear();
             seen.insert(start);
-            level.push((start, occupied));
+            level.push((start, occupied, u8::MAX));
             for d in 0..limit {
-                for &(key, occupied) in level.iter() {
+                for &(key, occupied, last) in level.iter() {
                     for (i, p) in movers.iter().enumerate() {
+                        // The piece that moved last moving again reaches only layouts one
+                        // move from the layout before (the cells it passes are free there
+                        // too), all seen or pruned already.
+                        if i == last as usize {
+                            continue;
+                        }
                         let at = (key >> (6 * i)) as usize & 63;
                         let others = occupied & !(shape[i] << at);
                         let (s, len) = (p.stride(n) as isize, p.len as usize);
@@ -462,7 +468,7 @@ impl Board {
                                     continue;
                                 }
                                 if seen.insert(moved) {
-                                    next.push((moved, occ));
+                                    next.push((moved, occ, i as u8));
                                 }
                             }
                         }
@@ -483,13 +489,14 @@ impl Board {
 /// blocked.
 const IMPOSSIBLE: u64 = 1 << 63;
 
-/// A search's layouts seen and its two levels (key and occupied cells), kept from search to
-/// search on each thread: most searches are small, and the census makes millions of them.
+/// A search's layouts seen and its two levels (key, occupied cells and the piece that moved
+/// last), kept from search to search on each thread: most searches are small, and the census
+/// makes millions of them.
 #[derive(Debug, Default)]
 struct SearchScratch {
     seen: HashSet<u128, Mix>,
-    level: Vec<(u128, u64)>,
-    next: Vec<(u128, u64)>,
+    level: Vec<(u128, u64, u8)>,
+    next: Vec<(u128, u64, u8)>,
 }
 
 thread_local! {
