@@ -880,38 +880,80 @@ impl<'a> Class<'a> {
         }
     }
 
-    /// Every layout of block `b`, in rank order: its index and its cells covered by
-    /// horizontal pieces and by vertical ones (as [`Class::horizontal_mask`] and
-    /// [`Class::vertical_mask`] give them).
-    pub fn for_each_layout_in_block(&self, b: u32, mut f: impl FnMut(u32, u64, u64)) {
+    /// Every layout of block `b` at distance `d` (`dist` holds each layout's), in rank order:
+    /// its index and the cells its vertical pieces cover (as [`Class::vertical_mask`] gives
+    /// them).
+    pub fn for_each_layout_in_block_at(
+        &self,
+        b: u32,
+        dist: &[u8],
+        d: u8,
+        mut f: impl FnMut(u32, u64),
+    ) {
         let n = self.n;
+        let last = n - 1;
         let k = self.combos.partition_point(|c| c.block_offset <= b as u64) - 1;
         let combo = &self.combos[k];
         let local = b - combo.block_offset as u32;
-        // Per column, the ranks of its arrangements of the block's signature, as each one's
-        // index and cells.
+        let sig: [u8; 6] = std::array::from_fn(|c| match c < n {
+            true => (local / combo.block_weight[c] % combo.sig_radix[c] as u32) as u8,
+            false => 0,
+        });
+        // Per other column, the ranks of its arrangements of the block's signature, as each
+        // one's index and cells; the last column's as bits.
         let mut ranks = [[(0u32, 0u64); MAX_ARRANGEMENTS]; 6];
         let mut radix = [0u8; 6];
-        for c in 0..n {
-            let sig = (local / combo.block_weight[c] % combo.sig_radix[c] as u32) as u8;
+        for c in 0..last {
             let col = &self.columns.ranked[c];
             let at = combo.pattern[c] as usize * col.len;
             for r in 0..combo.radix[c] as usize {
-                if col.sig[at + r] == sig {
+                if col.sig[at + r] == sig[c] {
                     ranks[c][radix[c] as usize] = (r as u32 * combo.weight[c], col.mask[at + r]);
                     radix[c] += 1;
                 }
             }
         }
-        let radix = &radix[..n];
-        let horizontal = combo.cover & !self.walls;
-        odometer(radix, |digits| {
-            let (s, vertical) = (0..n).fold((combo.offset as u32, 0u64), |(s, v), c| {
-                let (w, mask) = ranks[c][digits[c] as usize];
-                (s + w, v | mask)
-            });
-            f(s, horizontal, vertical);
-        });
+        let tail = &self.columns.ranked[last];
+        let tail_at = combo.pattern[last] as usize * tail.len;
+        let run_len = combo.radix[last] as usize;
+        let tail_ranks = (0..run_len)
+            .filter(|&r| tail.sig[tail_at + r] == sig[last])
+            .fold(0u32, |m, r| m | 1 << r);
+        // The other columns' ranks as an odometer, with the index and cells they give up to
+        // each column (`at[c + 1]` through column `c`) kept as the digits turn.
+        let mut digits = [0u8; 6];
+        let mut at = [(combo.offset as u32, 0u64); 7];
+        for c in 0..last {
+            let (w, mask) = ranks[c][0];
+            at[c + 1] = (at[c].0 + w, at[c].1 | mask);
+        }
+        loop {
+            let (s, vertical) = at[last];
+            let mut hits = tail_ranks;
+            while hits != 0 {
+                let i = hits.trailing_zeros();
+                hits &= hits - 1;
+                if dist[(s + i) as usize] == d {
+                    f(s + i, vertical | tail.mask[tail_at + i as usize]);
+                }
+            }
+            let mut c = last;
+            loop {
+                if c == 0 {
+                    return;
+                }
+                c -= 1;
+                digits[c] += 1;
+                if digits[c] < radix[c] {
+                    break;
+                }
+                digits[c] = 0;
+            }
+            for j in c..last {
+                let (w, mask) = ranks[j][digits[j] as usize];
+                at[j + 1] = (at[j].0 + w, at[j].1 | mask);
+            }
+        }
     }
 
     /// The row combinations whose layouts are goals.

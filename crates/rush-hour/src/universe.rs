@@ -749,10 +749,7 @@ fn census_class(
             if !candidate(b, c) || !(plain || upside_down) {
                 continue;
             }
-            class.for_each_layout_in_block(b as u32, |s, _, vertical| {
-                if dist[s as usize] != c.moves {
-                    return;
-                }
+            class.for_each_layout_in_block_at(b as u32, dist, c.moves, |s, vertical| {
                 if plain {
                     c.farthest = c.farthest.min((horizontal, vertical, s));
                 }
