@@ -83,20 +83,27 @@ fn next_set(bits: &[u8], mut from: usize, end: usize) -> Option<usize> {
     None
 }
 
-/// Clears the bits `from..end` of `bits`.
-fn clear(bits: &mut [u8], from: usize, end: usize) {
+/// Sets (`on`) or clears the bits `from..end` of `bits`.
+fn fill(bits: &mut [u8], from: usize, end: usize, on: bool) {
     if from >= end {
         return;
     }
     let (first, last) = (from / 8, (end - 1) / 8);
-    let low = !(u8::MAX << (from % 8));
-    let high = !(u8::MAX >> (7 - (end - 1) % 8));
+    let put = |byte: &mut u8, mask: u8| {
+        if on {
+            *byte |= mask;
+        } else {
+            *byte &= !mask;
+        }
+    };
+    let low = u8::MAX << (from % 8);
+    let high = u8::MAX >> (7 - (end - 1) % 8);
     if first == last {
-        bits[first] &= low | high;
+        put(&mut bits[first], low & high);
     } else {
-        bits[first] &= low;
-        bits[first + 1..last].fill(0);
-        bits[last] &= high;
+        put(&mut bits[first], low);
+        bits[first + 1..last].fill(if on { u8::MAX } else { 0 });
+        put(&mut bits[last], high);
     }
 }
 
@@ -213,10 +220,8 @@ impl Class<'_> {
                 self.end(k as usize),
             );
             search.dist[start..end].fill(0);
-            for t in start..end {
-                search.seen[t / 8] |= 1 << (t % 8);
-                search.fresh[t / 8] |= 1 << (t % 8);
-            }
+            fill(search.seen, start, end, true);
+            fill(search.fresh, start, end, true);
             search.level[k as usize] = 0;
             search.unreached[k as usize] = 0;
             search.next.push(k);
@@ -251,7 +256,7 @@ impl Class<'_> {
                     5 => search.expand_combo::<5>(k, s, d, moves),
                     _ => search.expand_combo::<6>(k, s, d, moves),
                 }
-                clear(search.front, from, end);
+                fill(search.front, from, end, false);
             }
             levels.push(search.found);
             d += 1;
@@ -612,7 +617,7 @@ struct Run {
 
 #[cfg(test)]
 mod tests {
-    use super::{clear, next_set, reached};
+    use super::{fill, next_set, reached};
     use proptest::prelude::*;
 
     proptest! {
@@ -632,19 +637,20 @@ mod tests {
         }
 
         #[test]
-        fn clear_zeroes_a_window_and_nothing_else(
+        fn fill_sets_or_clears_a_window_and_nothing_else(
             bytes in proptest::collection::vec(any::<u8>(), 1..=40),
             from in 0usize..400,
             len in 0usize..200,
+            on: bool,
         ) {
             let count = bytes.len() * 8;
             let from = from % count;
             let end = (from + len).min(count);
             let mut bits = bytes.clone();
-            clear(&mut bits, from, end);
+            fill(&mut bits, from, end, on);
             for t in 0..count {
                 let was = bytes[t / 8] >> (t % 8) & 1;
-                let expected = if (from..end).contains(&t) { 0 } else { was };
+                let expected = if (from..end).contains(&t) { on as u8 } else { was };
                 prop_assert_eq!(bits[t / 8] >> (t % 8) & 1, expected, "bit {}", t);
             }
         }
