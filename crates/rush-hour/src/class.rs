@@ -505,19 +505,26 @@ fn odometer(radix: &[u8], mut f: impl FnMut(&[u8; 6])) {
     let mut digits = [0u8; 6];
     loop {
         f(&digits);
-        let mut c = radix.len();
-        loop {
-            if c == 0 {
-                return;
-            }
-            c -= 1;
-            digits[c] += 1;
-            if digits[c] < radix[c] {
-                break;
-            }
-            digits[c] = 0;
+        if turn(&mut digits, radix).is_none() {
+            return;
         }
     }
+}
+
+/// Turns `digits` (below `radix`, the last digit fastest) on by one: the digit that went up
+/// (every later one went back to 0), or `None` past the last tuple.
+#[inline]
+fn turn(digits: &mut [u8; 6], radix: &[u8]) -> Option<usize> {
+    let mut c = radix.len();
+    while c > 0 {
+        c -= 1;
+        digits[c] += 1;
+        if digits[c] < radix[c] {
+            return Some(c);
+        }
+        digits[c] = 0;
+    }
+    None
 }
 
 /// The cells of `mask` on one line, as line bits.
@@ -937,18 +944,9 @@ impl<'a> Class<'a> {
                     f(s + i, vertical | tail.mask[tail_at + i as usize]);
                 }
             }
-            let mut c = last;
-            loop {
-                if c == 0 {
-                    return;
-                }
-                c -= 1;
-                digits[c] += 1;
-                if digits[c] < radix[c] {
-                    break;
-                }
-                digits[c] = 0;
-            }
+            let Some(c) = turn(&mut digits, &radix[..last]) else {
+                return;
+            };
             for j in c..last {
                 let (w, mask) = ranks[j][digits[j] as usize];
                 at[j + 1] = (at[j].0 + w, at[j].1 | mask);
