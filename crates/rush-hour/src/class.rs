@@ -902,9 +902,13 @@ impl<'a> Class<'a> {
         let k = self.combos.partition_point(|c| c.block_offset <= b as u64) - 1;
         let combo = &self.combos[k];
         let local = b - combo.block_offset as u32;
-        let sig: [u8; 6] = std::array::from_fn(|c| match c < n {
-            true => (local / combo.block_weight[c] % combo.sig_radix[c] as u32) as u8,
-            false => 0,
+        // Each column's signature in the block (none past the board's columns).
+        let sig: [u8; 6] = std::array::from_fn(|c| {
+            if c < n {
+                (local / combo.block_weight[c] % combo.sig_radix[c] as u32) as u8
+            } else {
+                0
+            }
         });
         // Per other column, the ranks of its arrangements of the block's signature, as each
         // one's index and cells; the last column's as bits.
