@@ -18,7 +18,7 @@
 //! are scattered over the class, and the bits of a class of millions of layouts stay in the
 //! core's cache where its bytes do not. A byte is written only when its layout is reached.
 
-use super::{Class, Combo, MAX_ARRANGEMENTS, Ranked};
+use super::{Class, Combo, MAX_ARRANGEMENTS, Ranked, turn};
 
 /// A layout no goal reaches (a distance byte).
 pub const UNREACHED: u8 = u8::MAX;
@@ -395,15 +395,7 @@ impl Search<'_, '_> {
             if to - run <= 2 {
                 for _ in run..to {
                     // The other columns' odometer, one run on.
-                    let mut c = last;
-                    while c > 0 {
-                        c -= 1;
-                        ranks[c] += 1;
-                        if ranks[c] < combo.radix[c] {
-                            break;
-                        }
-                        ranks[c] = 0;
-                    }
+                    turn(&mut ranks, &combo.radix[..last]);
                 }
             } else {
                 ranks = decode(to, &self.magic);
