@@ -193,21 +193,25 @@ pub(crate) fn line_set(
     }
 }
 
-/// The columns of one wall set: every arrangement of each column, and for each pattern of
-/// cells the rows cover in it, the arrangements left and their ranks.
+/// The columns of one wall set, left to right.
 #[derive(Debug)]
-pub(crate) struct Columns {
-    pub sets: Vec<LineSet>,
-    /// `valid[c][p]`: the arrangements of column `c` free of the cells `p` (line bits).
-    valid: Vec<Vec<Vec<u8>>>,
-    /// `rank[c][p * len_c + a]`: `a`'s position in `valid[c][p]` (`u8::MAX`: not there).
-    rank: Vec<Vec<u8>>,
-    /// Per column, its arrangements grouped by the free segment each piece lies in.
-    segments: Vec<Segments>,
-    /// Per column, what a layout's rank in it tells without decoding the arrangement.
-    pub(crate) ranked: Vec<Ranked>,
-    /// `without[c][a * MAX_LINE + i]`: column `c`'s arrangement `a` without its `i`-th piece.
-    without: Vec<Vec<u8>>,
+pub(crate) struct Columns(Vec<Column>);
+
+/// One column of a wall set: every arrangement, and for each pattern of cells the rows cover
+/// in it, the arrangements left and their ranks.
+#[derive(Debug)]
+pub(crate) struct Column {
+    pub set: LineSet,
+    /// `valid[p]`: the arrangements free of the cells `p` (line bits).
+    valid: Vec<Vec<u8>>,
+    /// `rank[p * len + a]`: `a`'s position in `valid[p]` (`u8::MAX`: not there).
+    rank: Vec<u8>,
+    /// Its arrangements grouped by the free segment each piece lies in.
+    segments: Segments,
+    /// What a layout's rank in it tells without decoding the arrangement.
+    pub(crate) ranked: Ranked,
+    /// `without[a * MAX_LINE + i]`: arrangement `a` without its `i`-th piece.
+    without: Vec<u8>,
 }
 
 /// One column's moves and signatures by rank: index `p * len + ρ` is the arrangement of rank
@@ -397,12 +401,7 @@ impl Segments {
 
 impl Columns {
     pub fn new(n: usize, walls: u64) -> Columns {
-        let mut sets = Vec::new();
-        let mut valid = Vec::new();
-        let mut rank = Vec::new();
-        let mut segments = Vec::new();
-        let mut ranked = Vec::new();
-        let mut without = Vec::new();
+        let mut columns = Vec::with_capacity(n);
         for c in 0..n {
             let blocked = line_bits(n, true, c, walls);
             let set = line_set(
@@ -444,22 +443,17 @@ impl Columns {
                     less[ai * MAX_LINE + i] = index[&(starts, lens)];
                 }
             }
-            without.push(less);
-            let seg = Segments::new(n, &set);
-            ranked.push(Ranked::new(n, c, &set, &v, &r, &seg));
-            segments.push(seg);
-            sets.push(set);
-            valid.push(v);
-            rank.push(r);
+            let segments = Segments::new(n, &set);
+            columns.push(Column {
+                ranked: Ranked::new(n, c, &set, &v, &r, &segments),
+                segments,
+                set,
+                valid: v,
+                rank: r,
+                without: less,
+            });
         }
-        Columns {
-            sets,
-            valid,
-            rank,
-            segments,
-            ranked,
-            without,
-        }
+        Columns(columns)
     }
 }
 
@@ -474,8 +468,8 @@ impl Columns {
     /// Per column and pattern of covered cells, the arrangements left.
     pub(crate) fn counts(&self) -> [[u32; 64]; 6] {
         let mut counts = [[0u32; 64]; 6];
-        for (c, valid) in self.valid.iter().enumerate() {
-            for (p, v) in valid.iter().enumerate() {
+        for (c, column) in self.0.iter().enumerate() {
+            for (p, v) in column.valid.iter().enumerate() {
                 counts[c][p] = v.len() as u32;
             }
         }
@@ -553,6 +547,11 @@ struct Combo {
 }
 
 /// A class (the walls and every row's arrangements of one pattern), ranked densely.
+///
+/// Its columns are ranked in an order of their own: the column with the most arrangements
+/// left (the fewest runs, [`Class::new`]) last, the others left to right. Everything indexed
+/// by column below — a combination's numbers, a state's arrangements and ranks, the column
+/// bits of a move — is in that order; `order` gives each one's place on the board.
 #[derive(Debug)]
 pub struct Class<'a> {
     n: usize,
@@ -560,7 +559,9 @@ pub struct Class<'a> {
     rows: Vec<LineSet>,
     /// Mixed-radix weights of the rows (row 0 most significant).
     row_weight: Vec<u32>,
-    columns: &'a Columns,
+    /// The columns in ranking order, and the board column of each.
+    columns: Vec<&'a Column>,
+    pub(crate) order: [u8; 6],
     combos: Vec<Combo>,
     len: u64,
     blocks: u64,
@@ -594,22 +595,65 @@ fn column_piece(c: usize, i: usize) -> PieceId {
 impl<'a> Class<'a> {
     /// The class of `rows` (one line set per row, each of one pattern) over `columns`.
     pub(crate) fn new(n: usize, walls: u64, rows: Vec<LineSet>, columns: &'a Columns) -> Class<'a> {
+        Class::ranked_with(n, walls, rows, columns, None)
+    }
+
+    /// The class ranked with board column `last` last, or the column that makes the fewest
+    /// runs.
+    pub(crate) fn ranked_with(
+        n: usize,
+        walls: u64,
+        rows: Vec<LineSet>,
+        columns: &'a Columns,
+        last: Option<usize>,
+    ) -> Class<'a> {
         let mut row_weight = vec![1u32; n];
         for r in (0..n.saturating_sub(1)).rev() {
             row_weight[r] = row_weight[r + 1] * rows[r + 1].len() as u32;
         }
         let count: usize = rows.iter().map(|s| s.len()).product();
+        let covers: Vec<u64> = (0..count)
+            .map(|k| {
+                let mut rest = k as u32;
+                let mut cover = walls;
+                for r in 0..n {
+                    let a = rest / row_weight[r];
+                    rest %= row_weight[r];
+                    cover |= rows[r].arrangements[a as usize].mask;
+                }
+                cover
+            })
+            .collect();
+        // The search goes a run at a time, the layouts that differ in the last column only:
+        // the column whose arrangements make the fewest runs goes last (the rightmost on a
+        // tie), the others keep their order.
+        let radices: Vec<[u64; 6]> = covers
+            .iter()
+            .map(|&cover| {
+                std::array::from_fn(|c| match columns.0.get(c) {
+                    Some(column) => {
+                        column.valid[line_bits(n, true, c, cover) as usize].len() as u64
+                    }
+                    None => 1,
+                })
+            })
+            .collect();
+        let runs = |c: usize| -> u64 {
+            radices
+                .iter()
+                .map(|r| (0..n).filter(|&o| o != c).map(|o| r[o]).product::<u64>())
+                .sum()
+        };
+        let last = last.unwrap_or_else(|| (0..n).rev().min_by_key(|&c| runs(c)).unwrap_or(0));
+        let mut order = [0u8; 6];
+        for (i, c) in (0..n).filter(|&c| c != last).chain([last]).enumerate() {
+            order[i] = c as u8;
+        }
+        let columns: Vec<&Column> = order[..n].iter().map(|&c| &columns.0[c as usize]).collect();
         let mut combos = Vec::with_capacity(count);
         let mut offset = 0u64;
         let mut block_offset = 0u64;
-        for k in 0..count {
-            let mut rest = k as u32;
-            let mut cover = walls;
-            for r in 0..n {
-                let a = rest / row_weight[r];
-                rest %= row_weight[r];
-                cover |= rows[r].arrangements[a as usize].mask;
-            }
+        for cover in covers {
             let mut combo = Combo {
                 cover,
                 offset,
@@ -623,13 +667,13 @@ impl<'a> Class<'a> {
             let mut w = 1u64;
             let mut bw = 1u64;
             for c in (0..n).rev() {
-                let p = line_bits(n, true, c, cover);
-                let radix = columns.valid[c][p as usize].len();
+                let p = line_bits(n, true, order[c] as usize, cover);
+                let radix = columns[c].valid[p as usize].len();
                 combo.pattern[c] = p;
                 combo.radix[c] = radix as u8;
                 combo.weight[c] = w as u32;
                 w *= radix as u64;
-                let sigs = columns.segments[c].count(p);
+                let sigs = columns[c].segments.count(p);
                 combo.sig_radix[c] = sigs;
                 combo.block_weight[c] = bw as u32;
                 bw *= sigs as u64;
@@ -644,10 +688,30 @@ impl<'a> Class<'a> {
             rows,
             row_weight,
             columns,
+            order,
             combos,
             len: offset,
             blocks: block_offset,
         }
+    }
+
+    /// Board column bits (bit `c` for column `c`, as a row's line bits give them) in ranking
+    /// order.
+    fn column_bits(&self, bits: u8) -> u8 {
+        (0..self.n).fold(0, |m, i| m | (bits >> self.order[i] & 1) << i)
+    }
+
+    /// The index layout `s` would have with the columns ranked left to right: the same order
+    /// among the layouts of one class whatever order they are ranked in.
+    pub fn board_order_index(&self, s: u32) -> u64 {
+        let state = self.decode(s);
+        let combo = &self.combos[state.combo as usize];
+        let (mut radix, mut rank) = ([1u64; 6], [0u64; 6]);
+        for i in 0..self.n {
+            radix[self.order[i] as usize] = combo.radix[i] as u64;
+            rank[self.order[i] as usize] = state.ranks[i] as u64;
+        }
+        (0..self.n).fold(0, |s, c| s * radix[c] + rank[c]) + combo.offset
     }
 
     /// Number of layouts.
@@ -705,8 +769,8 @@ impl<'a> Class<'a> {
         let combo = &self.combos[state.combo as usize];
         let mut b = combo.block_offset as u32;
         for c in 0..self.n {
-            let len = self.columns.sets[c].len();
-            let sig = self.columns.segments[c].sig
+            let len = self.columns[c].set.len();
+            let sig = self.columns[c].segments.sig
                 [combo.pattern[c] as usize * len + state.cols[c] as usize];
             b += sig as u32 * combo.block_weight[c];
         }
@@ -735,7 +799,7 @@ impl<'a> Class<'a> {
             let is_goal = self.combo_is_goal(k, goal);
             odometer(&combo.sig_radix[..n], |sig| {
                 let size = (0..n).fold(1u64, |m, c| {
-                    m * self.columns.segments[c].size(combo.pattern[c], sig[c]) as u64
+                    m * self.columns[c].segments.size(combo.pattern[c], sig[c]) as u64
                 });
                 f(size, is_goal);
             });
@@ -752,7 +816,7 @@ impl<'a> Class<'a> {
             let start = sizes.len();
             sizes.push(1);
             for c in 0..self.n {
-                let seg = &self.columns.segments[c];
+                let seg = &self.columns[c].segments;
                 let p = combo.pattern[c] as usize;
                 let of_column = &seg.size[seg.first[p] as usize..seg.first[p + 1] as usize];
                 // Each product so far times each of the column's sizes, the column fastest.
@@ -793,7 +857,7 @@ impl<'a> Class<'a> {
             for r in 0..n {
                 let set = &self.rows[r];
                 let from = k / self.row_weight[r] as usize % set.len();
-                let old = set.arrangements[from].line;
+                let old = self.column_bits(set.arrangements[from].line);
                 for slide in set.slides(from) {
                     let to = slide.to as usize;
                     let piece = slide.piece as usize;
@@ -804,8 +868,8 @@ impl<'a> Class<'a> {
                     }
                     let k2 = k + (to - from) * self.row_weight[r] as usize;
                     let next = &self.combos[k2];
-                    let new = set.arrangements[to].line;
-                    let crossed = line_bits(n, false, r, slide.swept) | old ^ new;
+                    let new = self.column_bits(set.arrangements[to].line);
+                    let crossed = self.column_bits(line_bits(n, false, r, slide.swept)) | old ^ new;
                     // Per crossed column and signature there, what the signature becomes
                     // (times its weight in the target): `values[ranges[at[x] + sig]]`.
                     values.clear();
@@ -823,7 +887,9 @@ impl<'a> Class<'a> {
                         let w = next.block_weight[c];
                         for sig in 0..combo.sig_radix[c] {
                             let outcomes =
-                                self.columns.segments[c].toggled(n, combo.pattern[c], sig, r);
+                                self.columns[c]
+                                    .segments
+                                    .toggled(n, combo.pattern[c], sig, r);
                             let start = values.len() as u32;
                             if new >> c & 1 == 1 {
                                 // Newly covered: every split of the segment.
@@ -915,7 +981,7 @@ impl<'a> Class<'a> {
         let mut ranks = [[(0u32, 0u64); MAX_ARRANGEMENTS]; 6];
         let mut radix = [0u8; 6];
         for c in 0..last {
-            let col = &self.columns.ranked[c];
+            let col = &self.columns[c].ranked;
             let at = combo.pattern[c] as usize * col.len;
             for r in 0..combo.radix[c] as usize {
                 if col.sig[at + r] == sig[c] {
@@ -924,7 +990,7 @@ impl<'a> Class<'a> {
                 }
             }
         }
-        let tail = &self.columns.ranked[last];
+        let tail = &self.columns[last].ranked;
         let tail_at = combo.pattern[last] as usize * tail.len;
         let run_len = combo.radix[last] as usize;
         let tail_ranks = (0..run_len)
@@ -987,9 +1053,9 @@ impl<'a> Class<'a> {
         for c in 0..self.n {
             let rank = (local / combo.weight[c]) % combo.radix[c] as u32;
             state.ranks[c] = rank as u8;
-            let a = self.columns.valid[c][combo.pattern[c] as usize][rank as usize];
+            let a = self.columns[c].valid[combo.pattern[c] as usize][rank as usize];
             state.cols[c] = a;
-            state.vertical |= self.columns.sets[c].arrangements[a as usize].mask;
+            state.vertical |= self.columns[c].set.arrangements[a as usize].mask;
         }
         state
     }
@@ -1017,9 +1083,9 @@ impl<'a> Class<'a> {
         let combo = &self.combos[state.combo as usize];
         let occupied = combo.cover | state.vertical;
         for c in 0..n {
-            let set = &self.columns.sets[c];
+            let set = &self.columns[c].set;
             let len = set.len();
-            let ranks = &self.columns.rank[c][combo.pattern[c] as usize * len..];
+            let ranks = &self.columns[c].rank[combo.pattern[c] as usize * len..];
             let from = state.cols[c] as usize;
             for slide in set.slides(from) {
                 if slide.swept & occupied == 0 {
@@ -1052,8 +1118,8 @@ impl<'a> Class<'a> {
                 next.rows[r] = slide.to as u8;
                 let mut local = 0u64;
                 for c in 0..n {
-                    let len = self.columns.sets[c].len();
-                    let rank = self.columns.rank[c]
+                    let len = self.columns[c].set.len();
+                    let rank = self.columns[c].rank
                         [combo.pattern[c] as usize * len + state.cols[c] as usize];
                     next.ranks[c] = rank;
                     local += rank as u64 * combo.weight[c] as u64;
@@ -1076,9 +1142,9 @@ impl<'a> Class<'a> {
         let id = id.checked_sub(column_piece(0, 0))? as usize;
         let (col, i) = (id / 4, id % 4);
         let combo = &self.combos[state.combo as usize];
-        let a = self.columns.without[col][state.cols[col] as usize * MAX_LINE + i];
-        let len = self.columns.sets[col].len();
-        let rank = self.columns.rank[col][combo.pattern[col] as usize * len + a as usize];
+        let a = self.columns[col].without[state.cols[col] as usize * MAX_LINE + i];
+        let len = self.columns[col].set.len();
+        let rank = self.columns[col].rank[combo.pattern[col] as usize * len + a as usize];
         let s = (0..self.n).fold(combo.offset as u32, |s, c| {
             let r = if c == col { rank } else { state.ranks[c] };
             s + r as u32 * combo.weight[c]
@@ -1094,7 +1160,7 @@ impl<'a> Class<'a> {
             bits |= ((1u64 << a.pieces) - 1) << row_piece(r, 0);
         }
         for c in 0..self.n {
-            let a = &self.columns.sets[c].arrangements[state.cols[c] as usize];
+            let a = &self.columns[c].set.arrangements[state.cols[c] as usize];
             bits |= ((1u64 << a.pieces) - 1) << column_piece(c, 0);
         }
         let red = &self.rows[EXIT_ROW].arrangements[state.rows[EXIT_ROW] as usize];
@@ -1136,11 +1202,11 @@ impl<'a> Class<'a> {
             }
         }
         for c in 0..n {
-            let a = &self.columns.sets[c].arrangements[state.cols[c] as usize];
+            let a = &self.columns[c].set.arrangements[state.cols[c] as usize];
             for i in 0..a.pieces as usize {
                 pieces.push(Piece {
                     kind: Kind::Vertical,
-                    cell: (a.starts[i] as usize * n + c) as u8,
+                    cell: (a.starts[i] as usize * n + self.order[c] as usize) as u8,
                     len: a.lens[i],
                 });
                 ids.push(column_piece(c, i));

@@ -644,7 +644,7 @@ fn root(parent: &mut [u32], mut x: u32) -> u32 {
 /// Every cluster of `class`, with its size, from its blocks (the sets of layouts vertical
 /// moves connect, joined by horizontal moves); every layout's distance to a goal by one
 /// breadth-first search from all the class's goals; each solvable cluster's puzzle (its
-/// farthest layout) and its minimality.
+/// farthest layout) and its minimality. Added to `out`, its puzzles left in database order.
 fn census_class(
     class: &Class<'_>,
     scratch: &mut Scratch,
@@ -727,6 +727,16 @@ fn census_class(
     // their horizontal cells: first the smallest of those, then the layouts of the blocks
     // that have it.
     let flip = |m: u64| class.rows_reversed(m);
+    // Layouts by their masks, then (the masks alike) by their index with the columns ranked
+    // left to right, whatever order the class ranks them in.
+    let keep_smaller = |best: &mut (u64, u64, u32), key: (u64, u64, u32)| {
+        let masks = (key.0, key.1).cmp(&(best.0, best.1));
+        if masks.is_lt()
+            || masks.is_eq() && class.board_order_index(key.2) < class.board_order_index(best.2)
+        {
+            *best = key;
+        }
+    };
     let candidate = |b: usize, c: &Cluster| farthest[b] != UNREACHED && farthest[b] == c.moves;
     for k in 0..class.combos() {
         let horizontal = class.combo_horizontal_mask(k);
@@ -751,10 +761,10 @@ fn census_class(
             }
             class.for_each_layout_in_block_at(b as u32, dist, c.moves, |s, vertical| {
                 if plain {
-                    c.farthest = c.farthest.min((horizontal, vertical, s));
+                    keep_smaller(&mut c.farthest, (horizontal, vertical, s));
                 }
                 if upside_down {
-                    c.mirrored = c.mirrored.min((flip(horizontal), flip(vertical), s));
+                    keep_smaller(&mut c.mirrored, (flip(horizontal), flip(vertical), s));
                 }
             });
         }
@@ -782,6 +792,9 @@ fn census_class(
             }
         }
     }
+    // In database order, not in the order of the clusters' blocks (which the class's ranking
+    // order decides).
+    out.puzzles.sort_by(database_order);
     Ok(())
 }
 
@@ -974,6 +987,84 @@ mod tests {
                     .filter(|&s| root(&mut vertical, s) == s)
                     .count();
                 assert_eq!(sets, blocks, "class {k}");
+            }
+        }
+    }
+
+    /// A class ranked with each of its columns last has the same census: the ranking order
+    /// decides nothing, not even which of two layouts alike but for their columns' pieces is a
+    /// cluster's puzzle.
+    #[test]
+    fn the_census_is_the_same_whatever_column_is_ranked_last() {
+        for (n, walls, every) in [(4, 2, 7), (5, 1, 37), (5, 2, 401)] {
+            let (u, units) = sample(n, walls, every);
+            let mut chosen = vec![0; n];
+            for k in units {
+                let unit = &u.units[k];
+                let set = &u.wall_sets[unit.walls as usize];
+                let rows = || {
+                    (0..n)
+                        .map(|r| set.rows[r][unit.rows[r] as usize].clone())
+                        .collect()
+                };
+                let mirror_too = u.searched(k) == Some(true);
+                let census = |class: &Class<'_>| {
+                    let mut out = Census::default();
+                    census_class(class, &mut Scratch::default(), &mut out, mirror_too).unwrap();
+                    out
+                };
+                let first = census(&Class::ranked_with(
+                    n,
+                    set.walls,
+                    rows(),
+                    &set.columns,
+                    Some(0),
+                ));
+                for last in 1..n {
+                    let class = Class::ranked_with(n, set.walls, rows(), &set.columns, Some(last));
+                    assert_eq!(census(&class), first, "class {k}, column {last} last");
+                }
+                let class = u.class(unit);
+                chosen[class.order[n - 1] as usize] += 1;
+                assert_eq!(census(&class), first, "class {k}");
+            }
+            // The sample ranks more than one column last (the test compares real choices).
+            assert!(
+                chosen.iter().filter(|&&x| x > 0).count() > 1,
+                "{n} x {n}: {chosen:?}"
+            );
+        }
+    }
+
+    /// With any column ranked last, a layout's index with the columns ranked left to right is
+    /// its index in the class ranked that way (the rightmost column last).
+    #[test]
+    fn the_board_order_index_is_the_index_ranked_left_to_right() {
+        for (n, walls, every) in [(4, 2, 11), (5, 1, 97), (6, 2, 99_991)] {
+            let (u, units) = sample(n, walls, every);
+            for k in units.into_iter().filter(|&k| u.unit_layouts(k) <= 50_000) {
+                let unit = &u.units[k];
+                let set = &u.wall_sets[unit.walls as usize];
+                let rows = || {
+                    (0..n)
+                        .map(|r| set.rows[r][unit.rows[r] as usize].clone())
+                        .collect()
+                };
+                let plain = Class::ranked_with(n, set.walls, rows(), &set.columns, Some(n - 1));
+                let index: std::collections::HashMap<String, u64> = (0..plain.len() as u32)
+                    .map(|s| (plain.board(&plain.decode(s)).0.to_string(), s as u64))
+                    .collect();
+                for last in 0..n {
+                    let class = Class::ranked_with(n, set.walls, rows(), &set.columns, Some(last));
+                    for s in 0..class.len() as u32 {
+                        let board = class.board(&class.decode(s)).0.to_string();
+                        assert_eq!(
+                            class.board_order_index(s),
+                            index[&board],
+                            "class {k}, column {last} last, {board}"
+                        );
+                    }
+                }
             }
         }
     }

@@ -121,7 +121,7 @@ impl Class<'_> {
     /// `steps[first[k]..first[k + 1]]`.
     fn steps(&self) -> (Vec<u32>, Vec<Step>) {
         let n = self.n;
-        let tail = &self.columns.ranked[n - 1];
+        let tail = &self.columns[n - 1].ranked;
         let mut first = Vec::with_capacity(self.combos.len() + 1);
         let mut steps = Vec::new();
         first.push(0);
@@ -130,13 +130,13 @@ impl Class<'_> {
             for r in 0..n {
                 let set = &self.rows[r];
                 let from = k / self.row_weight[r] as usize % set.len();
-                let old = set.arrangements[from].line;
+                let old = self.column_bits(set.arrangements[from].line);
                 for slide in set.slides(from) {
                     if slide.swept & combo.cover != 0 {
                         continue;
                     }
                     let to = slide.to as usize;
-                    let new = set.arrangements[to].line;
+                    let new = self.column_bits(set.arrangements[to].line);
                     let k2 =
                         (k as i64 + (to as i64 - from as i64) * self.row_weight[r] as i64) as u32;
                     let next = &self.combos[k2 as usize];
@@ -582,10 +582,8 @@ impl Search<'_, '_> {
 fn rankings<'c, const N: usize>(
     class: &Class<'c>,
     combo: &Combo,
-) -> (&'c [Ranked; N], usize, usize) {
-    let ranked: &'c [Ranked; N] = class.columns.ranked[..N]
-        .try_into()
-        .expect("a ranking per column");
+) -> ([&'c Ranked; N], usize, usize) {
+    let ranked: [&'c Ranked; N] = std::array::from_fn(|c| &class.columns[c].ranked);
     let tail_at = combo.pattern[N - 1] as usize * ranked[N - 1].len;
     (ranked, tail_at, combo.radix[N - 1] as usize)
 }
