@@ -223,6 +223,8 @@ pub(crate) struct Ranked {
     /// `delta[first[i]..first[i + 1]]`.
     pub first: Vec<u32>,
     pub delta: Vec<i8>,
+    /// The ranks those slides reach, as bits (index `i` as above).
+    pub reach: Vec<u32>,
     /// Its signature ([`Segments`]).
     pub sig: Vec<u8>,
     /// At `i * n + k`: its rank under `p` with cell `k` toggled, `u8::MAX` when it covers `k`.
@@ -276,6 +278,11 @@ impl Ranked {
                         }
                     }
                 }
+                let from = *ranked.first.last().expect("a first entry") as usize;
+                let reach = ranked.delta[from..]
+                    .iter()
+                    .fold(0u32, |m, &d| m | 1 << (rho as i32 + d as i32));
+                ranked.reach.push(reach);
                 ranked.first.push(ranked.delta.len() as u32);
             }
             ranked.group_first.push(ranked.groups.len() as u32);

@@ -477,10 +477,7 @@ impl Search<'_, '_> {
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;
             bits &= bits - 1;
-            let a = tail_at + i;
-            for &delta in &tail.delta[tail.first[a] as usize..tail.first[a + 1] as usize] {
-                targets |= 1 << (i as isize + delta as isize);
-            }
+            targets |= tail.reach[tail_at + i];
         }
         let new = targets & !reached(self.seen, start, run_len);
         if new != 0 {
