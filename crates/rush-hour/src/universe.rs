@@ -390,11 +390,16 @@ impl Universe {
     }
 
     fn class(&self, unit: &Unit) -> Class<'_> {
+        self.class_ranked_with(unit, None)
+    }
+
+    /// The class of `unit` ranked with board column `last` last ([`Class::ranked_with`]).
+    fn class_ranked_with(&self, unit: &Unit, last: Option<usize>) -> Class<'_> {
         let set = &self.wall_sets[unit.walls as usize];
         let rows = (0..self.n)
             .map(|r| set.rows[r][unit.rows[r] as usize].clone())
             .collect();
-        Class::new(self.n, set.walls, rows, &set.columns)
+        Class::ranked_with(self.n, set.walls, rows, &set.columns, last)
     }
 
     /// Layouts of unit `k`, counted without searching.
@@ -1001,27 +1006,15 @@ mod tests {
             let mut chosen = vec![0; n];
             for k in units {
                 let unit = &u.units[k];
-                let set = &u.wall_sets[unit.walls as usize];
-                let rows = || {
-                    (0..n)
-                        .map(|r| set.rows[r][unit.rows[r] as usize].clone())
-                        .collect()
-                };
                 let mirror_too = u.searched(k) == Some(true);
                 let census = |class: &Class<'_>| {
                     let mut out = Census::default();
                     census_class(class, &mut Scratch::default(), &mut out, mirror_too).unwrap();
                     out
                 };
-                let first = census(&Class::ranked_with(
-                    n,
-                    set.walls,
-                    rows(),
-                    &set.columns,
-                    Some(0),
-                ));
+                let first = census(&u.class_ranked_with(unit, Some(0)));
                 for last in 1..n {
-                    let class = Class::ranked_with(n, set.walls, rows(), &set.columns, Some(last));
+                    let class = u.class_ranked_with(unit, Some(last));
                     assert_eq!(census(&class), first, "class {k}, column {last} last");
                 }
                 let class = u.class(unit);
@@ -1044,18 +1037,12 @@ mod tests {
             let (u, units) = sample(n, walls, every);
             for k in units.into_iter().filter(|&k| u.unit_layouts(k) <= 50_000) {
                 let unit = &u.units[k];
-                let set = &u.wall_sets[unit.walls as usize];
-                let rows = || {
-                    (0..n)
-                        .map(|r| set.rows[r][unit.rows[r] as usize].clone())
-                        .collect()
-                };
-                let plain = Class::ranked_with(n, set.walls, rows(), &set.columns, Some(n - 1));
+                let plain = u.class_ranked_with(unit, Some(n - 1));
                 let index: std::collections::HashMap<String, u64> = (0..plain.len() as u32)
                     .map(|s| (plain.board(&plain.decode(s)).0.to_string(), s as u64))
                     .collect();
                 for last in 0..n {
-                    let class = Class::ranked_with(n, set.walls, rows(), &set.columns, Some(last));
+                    let class = u.class_ranked_with(unit, Some(last));
                     for s in 0..class.len() as u32 {
                         let board = class.board(&class.decode(s)).0.to_string();
                         assert_eq!(
