@@ -2,10 +2,11 @@
 //! next to a plain single-threaded breadth-first search of the same space in the same run.
 //!
 //! `cargo bench --workspace --bench commands -- [main|eleven|universe|rush-hour|pipelines|
-//! rush-hour-6|fifteen ...] [--runs N]` (the first five by default, 5 runs each; `rush-hour-6`:
-//! also the 6 × 6 Rush Hour universe, see [`rush_hour`]; `fifteen`: the fifteen puzzle's pattern
-//! databases and Korf's 100 instances, see [`fifteen`]; `pipelines`: every other bundled
-//! pipeline that takes seconds, fresh). `bash scripts/bench.sh NAME cargo bench ...` records
+//! rush-hour-6|rush-hour-db|fifteen ...] [--runs N]` (the first five by default, 5 runs each;
+//! `rush-hour-6`: also the 6 × 6 Rush Hour universe, see [`rush_hour`]; `rush-hour-db
+//! [--output DIR]`: Fogleman's whole database, hours, see [`rush_hour_db`]; `fifteen`: the
+//! fifteen puzzle's pattern databases and Korf's 100 instances, see [`fifteen`]; `pipelines`:
+//! every other bundled pipeline that takes seconds, fresh). `bash scripts/bench.sh NAME cargo bench ...` records
 //! what it prints in `docs/bench/NAME.txt`, which the documents quote. For each pipeline, the
 //! release binary runs `huarong run PIPELINE -o DIR -q`:
 //!
@@ -455,6 +456,80 @@ fn rush_hour(runs: usize, scratch: &Path, six: bool) {
     }
 }
 
+/// Fogleman's database: `huarong run pipelines/rush-hour.toml` (the 6 × 6 universe with up to
+/// two walls: hours) into `out`, which may hold the chunks of a killed run (they are reused)
+/// or a finished census (the run is then only the export); then the database's figures next
+/// to those Fogleman publishes, every one printed before any is asserted.
+fn rush_hour_db(out: &Path) {
+    println!(
+        "Rush Hour universe, 6 x 6 with up to two walls: huarong run pipelines/rush-hour.toml -o {}",
+        out.display()
+    );
+    let (_, estimate) = huarong(&["run", "pipelines/rush-hour.toml", "--estimate"]);
+    print!("  {estimate}");
+    let (m, stdout) = huarong(&[
+        "run",
+        "pipelines/rush-hour.toml",
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    println!(
+        "  this run {:.1} s ({:.2} h, chunks of an earlier run reused)  peak RSS {:.2} GB",
+        m.seconds,
+        m.seconds / 3600.0,
+        m.peak_rss as f64 / 1e9
+    );
+    let path = out.join("rush-hour-6x6-w2/universe.bin");
+    let expect = Expect {
+        kind: pipeline::space::UNIVERSE_KIND,
+        fingerprint: None,
+    };
+    let artifact =
+        Artifact::open(&path, expect).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let census = rush_hour::Census::decode(artifact.section::<u8>(0))
+        .unwrap_or_else(|| panic!("{}: not a Rush Hour census", path.display()));
+    for line in stdout.lines().filter(|l| l.starts_with("  ")) {
+        println!("  {}", line.trim_start());
+    }
+    let hardest = census.puzzles.first().expect("a database");
+    let sizes: u64 = census.puzzles.iter().map(|p| p.cluster_size).sum();
+    // Fogleman's article ("Solving Rush Hour, the Puzzle", 2018): 2,577,412 puzzles over
+    // 9,698,093,879 reachable states (the sum of their clusters' sizes), the hardest 60 moves;
+    // its database file rush.txt begins `60 IBBxooIooLDDJAALooJoKEEMFFKooMGGHHHM 2332`.
+    let hardest_published = rush_hour::Board::parse("IBBxooIooLDDJAALooJoKEEMFFKooMGGHHHM")
+        .unwrap()
+        .to_string();
+    let rows = [
+        ("minimal puzzles", census.puzzles.len() as u64, 2_577_412),
+        ("their clusters' layouts", sizes, 9_698_093_879),
+        ("the hardest's moves", hardest.moves as u64, 60),
+        ("the hardest's cluster", hardest.cluster_size, 2_332),
+    ];
+    println!("  {:<24} {:>16} {:>16}", "", "this run", "Fogleman");
+    for (name, ours, his) in rows {
+        println!("  {name:<24} {ours:>16} {his:>16}");
+    }
+    println!(
+        "  the hardest: {} (Fogleman's: {hardest_published})",
+        hardest.board
+    );
+    println!("  moves  solvable clusters  minimal puzzles  layouts at that distance");
+    let by_moves = census.puzzles_by_moves();
+    for d in (0..census.clusters_by_moves.len()).rev() {
+        println!(
+            "  {d:>5}  {:>17}  {:>15}  {:>24}",
+            census.clusters_by_moves[d],
+            by_moves.get(d).copied().unwrap_or(0),
+            census.layouts_by_distance.get(d).copied().unwrap_or(0)
+        );
+    }
+    for (name, ours, his) in rows {
+        assert_eq!(ours, his, "6 x 6 with up to two walls: {name}");
+    }
+    assert_eq!(hardest.board, hardest_published);
+}
+
 /// The Rush Hour baseline: the plain reference census of the 5 × 5 board without walls next to
 /// the universe's census of the same board, asserted equal.
 fn rush_hour_baseline() -> f64 {
@@ -742,6 +817,7 @@ fn main() {
                 "universe",
                 "rush-hour",
                 "rush-hour-6",
+                "rush-hour-db",
                 "fifteen",
                 "twenty-four",
                 "thirty-five",
@@ -752,7 +828,13 @@ fn main() {
         .collect();
     // The fifteen, twenty-four and thirty-five puzzles' databases and the 6 x 6 Rush Hour universe (minutes
     // to hours each) only when asked for.
-    let long = ["fifteen", "rush-hour-6", "twenty-four", "thirty-five"];
+    let long = [
+        "fifteen",
+        "rush-hour-6",
+        "rush-hour-db",
+        "twenty-four",
+        "thirty-five",
+    ];
     let wants = |name: &str| (picked.is_empty() && !long.contains(&name)) || picked.contains(&name);
     let scratch = tempfile::tempdir().unwrap();
     if wants("main") {
@@ -766,6 +848,16 @@ fn main() {
     }
     if wants("rush-hour") || wants("rush-hour-6") {
         rush_hour(runs, scratch.path(), wants("rush-hour-6"));
+    }
+    if wants("rush-hour-db") {
+        // Into `--output DIR` (to finish or check a run made there), else where the pipeline
+        // writes.
+        let out = args
+            .iter()
+            .position(|a| a == "--output")
+            .and_then(|k| args.get(k + 1))
+            .map_or_else(|| root().join("outputs/rush-hour"), PathBuf::from);
+        rush_hour_db(&out);
     }
     if wants("fifteen") {
         fifteen(runs, scratch.path());
