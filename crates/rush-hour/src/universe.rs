@@ -617,6 +617,11 @@ pub(crate) struct Scratch {
     sizes: Vec<u32>,
     /// Per block: the largest distance of its layouts to a goal.
     farthest: Vec<u8>,
+    /// Per cluster: its layouts; its puzzle's moves ([`UNREACHED`] while no goal is known in
+    /// it); the keys of its farthest layouts. Three arrays, not one of structs: the passes
+    /// over the blocks look up the first two for every block, the keys for a few.
+    cluster_sizes: Vec<u64>,
+    moves: Vec<u8>,
     clusters: Vec<Cluster>,
     /// Per layout: its distance to a goal.
     dist: Vec<u8>,
@@ -624,14 +629,10 @@ pub(crate) struct Scratch {
     bits: class::Bits,
 }
 
-/// A cluster's numbers as the census gathers them.
+/// The smallest key of a cluster's layouts at its largest distance to a goal: their masks
+/// (horizontal, vertical) and index, as they are and upside down.
 #[derive(Debug, Clone, Copy)]
 struct Cluster {
-    size: u64,
-    solvable: bool,
-    /// The largest distance to a goal, and the smallest key of a layout at it: its masks
-    /// (horizontal, vertical) and index, as they are and upside down.
-    moves: u8,
     farthest: (u64, u64, u32),
     mirrored: (u64, u64, u32),
 }
@@ -660,6 +661,8 @@ fn census_class(
         cluster,
         sizes,
         farthest,
+        cluster_sizes,
+        moves,
         clusters,
         dist,
         bits,
@@ -685,9 +688,6 @@ fn census_class(
         let parent = cluster[b] as usize;
         cluster[b] = if parent == b {
             clusters.push(Cluster {
-                size: 0,
-                solvable: false,
-                moves: 0,
                 farthest: (u64::MAX, u64::MAX, u32::MAX),
                 mirrored: (u64::MAX, u64::MAX, u32::MAX),
             });
@@ -696,13 +696,17 @@ fn census_class(
             cluster[parent]
         };
     }
+    cluster_sizes.clear();
+    cluster_sizes.resize(clusters.len(), 0);
+    moves.clear();
+    moves.resize(clusters.len(), UNREACHED);
     class.block_sizes(sizes);
     for (b, &size) in sizes.iter().enumerate() {
-        clusters[cluster[b] as usize].size += size as u64;
+        cluster_sizes[cluster[b] as usize] += size as u64;
     }
     for k in class.goal_combos() {
         for b in class.combo_blocks(k as usize) {
-            clusters[cluster[b] as usize].solvable = true;
+            moves[cluster[b] as usize] = 0;
         }
     }
     out.clusters += clusters.len() as u64;
@@ -710,7 +714,7 @@ fn census_class(
     // block's largest, then each cluster's. The blocks of clusters without a goal are out of
     // reach: given as empty, so that a row combination is done with once its others are.
     for (b, size) in sizes.iter_mut().enumerate() {
-        if !clusters[cluster[b] as usize].solvable {
+        if moves[cluster[b] as usize] == UNREACHED {
             *size = 0;
         }
     }
@@ -722,8 +726,8 @@ fn census_class(
     }
     for (b, &d) in farthest.iter().enumerate() {
         if d != UNREACHED {
-            let c = &mut clusters[cluster[b] as usize];
-            c.moves = c.moves.max(d);
+            let m = &mut moves[cluster[b] as usize];
+            *m = (*m).max(d);
         }
     }
     // Each solvable cluster's puzzle: its farthest layout, the smallest by horizontal then
@@ -742,12 +746,13 @@ fn census_class(
             *best = key;
         }
     };
-    let candidate = |b: usize, c: &Cluster| farthest[b] != UNREACHED && farthest[b] == c.moves;
+    let candidate =
+        |b: usize| farthest[b] != UNREACHED && farthest[b] == moves[cluster[b] as usize];
     for k in 0..class.combos() {
         let horizontal = class.combo_horizontal_mask(k);
         for b in class.combo_blocks(k) {
-            let c = &mut clusters[cluster[b] as usize];
-            if candidate(b, c) {
+            if candidate(b) {
+                let c = &mut clusters[cluster[b] as usize];
                 c.farthest.0 = c.farthest.0.min(horizontal);
                 if mirror_too {
                     c.mirrored.0 = c.mirrored.0.min(flip(horizontal));
@@ -758,13 +763,17 @@ fn census_class(
     for k in 0..class.combos() {
         let horizontal = class.combo_horizontal_mask(k);
         for b in class.combo_blocks(k) {
+            if !candidate(b) {
+                continue;
+            }
             let c = &mut clusters[cluster[b] as usize];
             let plain = c.farthest.0 == horizontal;
             let upside_down = mirror_too && c.mirrored.0 == flip(horizontal);
-            if !candidate(b, c) || !(plain || upside_down) {
+            if !(plain || upside_down) {
                 continue;
             }
-            class.for_each_layout_in_block_at(b as u32, dist, c.moves, |s, vertical| {
+            let d = moves[cluster[b] as usize];
+            class.for_each_layout_in_block_at(b as u32, dist, d, |s, vertical| {
                 if plain {
                     keep_smaller(&mut c.farthest, (horizontal, vertical, s));
                 }
@@ -775,14 +784,17 @@ fn census_class(
         }
     }
     let distance = |t: u32| dist[t as usize];
-    for c in clusters.iter().filter(|c| c.solvable) {
+    for (i, c) in clusters.iter().enumerate() {
+        if moves[i] == UNREACHED {
+            continue;
+        }
         out.solvable_clusters += 1;
-        bump(&mut out.clusters_by_moves, c.moves as usize, 1);
-        let moves = c.moves as u32;
+        bump(&mut out.clusters_by_moves, moves[i] as usize, 1);
+        let moves = moves[i] as u32;
         let row = |board: Board| Puzzle {
             moves,
             board: board.to_string(),
-            cluster_size: c.size,
+            cluster_size: cluster_sizes[i],
         };
         let s = c.farthest.2;
         if let Some(board) = minimal(class, (s, class.decode(s)), moves, &distance) {
