@@ -6,9 +6,9 @@
 //! `rush-hour-6`: also the 6 × 6 Rush Hour universe, see [`rush_hour`]; `rush-hour-db
 //! [--output DIR]`: Fogleman's whole database, hours, see [`rush_hour_db`]; `fifteen`: the
 //! fifteen puzzle's pattern databases and Korf's 100 instances, see [`fifteen`]; `pipelines`:
-//! every other bundled pipeline that takes seconds, fresh). `bash scripts/bench.sh NAME cargo bench ...` records
-//! what it prints in `docs/bench/NAME.txt`, which the documents quote. For each pipeline, the
-//! release binary runs `huarong run PIPELINE -o DIR -q`:
+//! every other bundled pipeline that takes seconds, fresh). `bash scripts/bench.sh NAME cargo
+//! bench ...` records what it prints in `docs/bench/NAME.txt`, which the documents quote. For
+//! each pipeline, the release binary runs `huarong run PIPELINE -o DIR -q`:
 //!
 //! * **fresh**: `DIR` removed and `sync` before each run (untimed): a first run;
 //! * **force**: with `--force` over the previous run's outputs, after `sync`.
@@ -475,7 +475,7 @@ fn rush_hour_db(out: &Path) {
         "-q",
     ]);
     println!(
-        "  this run {:.1} s ({:.2} h, chunks of an earlier run reused)  peak RSS {:.2} GB",
+        "  this run {:.1} s ({:.2} h, reusing what an earlier run left)  peak RSS {:.2} GB",
         m.seconds,
         m.seconds / 3600.0,
         m.peak_rss as f64 / 1e9
