@@ -824,7 +824,8 @@ fn bump(v: &mut Vec<u64>, i: usize, by: u64) {
 
 /// The puzzle's board if it is minimal: removing any piece but the red car (a wall too) lets
 /// it be solved in fewer than `moves` moves. A piece that moves on some shortest solution always
-/// does (that solution without its moves still solves); the others are solved again.
+/// does (that solution without its moves still solves), one on no other piece's line never does
+/// (no piece ever enters its cells); the others are solved again.
 fn minimal(
     class: &Class<'_>,
     (puzzle, state): (u32, State),
@@ -876,6 +877,11 @@ fn minimal(
     let searched: Vec<usize> = (1..ids.len())
         .filter(|&i| ids[i] == u8::MAX || (pieces & !moved) >> ids[i] & 1 == 1)
         .collect();
+    // A piece on no other piece's line is never in the way: without it the puzzle needs as
+    // many moves ([`Board::crossed_by_none`]), no search needed.
+    if searched.iter().any(|&i| board.crossed_by_none(i)) {
+        return None;
+    }
     // Without piece `i` the puzzle needs fewer moves; a lower bound of `moves` or more settles
     // that it does not, before any search.
     searched
