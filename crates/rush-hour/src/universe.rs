@@ -850,6 +850,12 @@ fn minimal(
             pieces &= !(1u64 << id);
         }
     }
+    // A piece (or wall) on no other piece's line is never in the way: without it the puzzle
+    // needs as many moves ([`Board::crossed_by_none`]), no search needed.
+    let (board, ids) = class.board(&state);
+    if (1..ids.len()).any(|i| board.crossed_by_none(i)) {
+        return None;
+    }
     // Pieces that move on some shortest solution: every step of the shortest paths from the
     // puzzle, level by level, until every piece has moved (or the goals are reached).
     let mut moved = 0u64;
@@ -872,16 +878,10 @@ fn minimal(
         next.dedup_by_key(|&mut (t, _)| t);
         std::mem::swap(&mut level, &mut next);
     }
-    let (board, ids) = class.board(&state);
     // Every horizontal piece (or wall) whose removal those solutions do not already settle.
     let searched: Vec<usize> = (1..ids.len())
         .filter(|&i| ids[i] == u8::MAX || (pieces & !moved) >> ids[i] & 1 == 1)
         .collect();
-    // A piece on no other piece's line is never in the way: without it the puzzle needs as
-    // many moves ([`Board::crossed_by_none`]), no search needed.
-    if searched.iter().any(|&i| board.crossed_by_none(i)) {
-        return None;
-    }
     // Without piece `i` the puzzle needs fewer moves; a lower bound of `moves` or more settles
     // that it does not, before any search.
     searched
