@@ -374,7 +374,7 @@ impl Board {
         let exit_row = ((1u64 << n) - 1) << (EXIT_ROW * n);
         let covered = |cells: u64| ONES[(cells >> (EXIT_ROW * n)) as usize & 63] as u32;
         // Per mover: its stride and length, and per first cell its place along its line.
-        let (stride, len): (Vec<isize>, Vec<usize>) = movers
+        let (strides, lens): (Vec<isize>, Vec<usize>) = movers
             .iter()
             .map(|p| (p.stride(n) as isize, p.len as usize))
             .unzip();
@@ -449,7 +449,6 @@ impl Board {
             for d in 0..limit {
                 for &(key, occupied, last) in level.iter() {
                     for (i, p) in movers.iter().enumerate() {
-                        let vertical = (p.kind != Kind::Horizontal) as usize;
                         // The piece that moved last moving again reaches only layouts one
                         // move from the layout before (the cells it passes are free there
                         // too), all seen or pruned already.
@@ -458,7 +457,8 @@ impl Board {
                         }
                         let at = (key >> (6 * i)) as usize & 63;
                         let others = occupied & !(shape[i] << at);
-                        let (s, len) = (stride[i], len[i]);
+                        let (s, len) = (strides[i], lens[i]);
+                        let vertical = (p.kind != Kind::Horizontal) as usize;
                         let pos = place[vertical][at] as usize;
                         let field = !(63u128 << (6 * i));
                         // The red car's cell after the move, for the lower bound.
