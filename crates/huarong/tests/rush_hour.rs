@@ -134,7 +134,7 @@ fn a_census_is_projected_and_sampled_without_writing() {
     let universe = rush_hour::Universe::new(5, 0).unwrap();
     let census = universe.census(1, 4, &|| {}).unwrap();
     assert!(
-        text.starts_with("rush-hour-5x5-w0: sample 1:4 (64 classes, "),
+        text.starts_with("rush-hour-5x5-w0: sample 4:1 (64 classes, "),
         "{text}"
     );
     for (name, value) in [

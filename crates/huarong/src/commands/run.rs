@@ -208,7 +208,7 @@ fn format_samples(samples: &[pipeline::census::SampleReport], every: usize, from
     let mut out = String::new();
     for s in samples {
         out += &format!(
-            "{}: sample {from}:{every} ({} {}, {} of {} {}) took {:.2} s; the whole census \
+            "{}: sample {every}:{from} ({} {}, {} of {} {}) took {:.2} s; the whole census \
              projected at its rate: {}\n",
             s.id,
             s.units,
