@@ -105,13 +105,24 @@ pub trait Universe: Send + Sync + std::fmt::Debug {
     fn decode(&self, bytes: &[u8]) -> Result<Box<dyn Census>, CensusError>;
 
     /// The census of all `parts` together, the same however the units were split;
-    /// [`CensusError::Overlap`] if two parts count a unit.
+    /// [`CensusError::Overlap`] if two parts count a unit. Merged in pairs, level by level, so
+    /// that each part is merged about log₂(parts) times: one after another, the census so far
+    /// (millions of puzzles) would be merged again for every one of hundreds of chunks.
     fn merge(&self, parts: Vec<Box<dyn Census>>) -> Result<Box<dyn Census>, CensusError> {
-        let mut all = self.empty();
-        for part in parts {
-            all.merge(part)?;
+        let mut level = vec![self.empty()];
+        level.extend(parts);
+        while level.len() > 1 {
+            let mut next = Vec::with_capacity(level.len().div_ceil(2));
+            let mut pairs = level.into_iter();
+            while let Some(mut a) = pairs.next() {
+                if let Some(b) = pairs.next() {
+                    a.merge(b)?;
+                }
+                next.push(a);
+            }
+            level = next;
         }
-        Ok(all)
+        Ok(level.pop().expect("the empty census at least"))
     }
 }
 

@@ -364,8 +364,26 @@ mod tests {
         let merged = u.merge(parts).unwrap();
         assert_eq!(merged.encode(), whole.encode());
         let all = 0..u.units() as u64;
-        assert_eq!(merged.units(), vec![all]);
+        assert_eq!(merged.units(), vec![all.clone()]);
         assert_eq!(merged.summary(), whole.summary());
+        // Every unit alone, in a scrambled order (merged in pairs, level by level): the whole.
+        let mut order = units.clone();
+        order.sort_by_key(|&k| (k * 7919) % units.len());
+        let singles = order
+            .iter()
+            .map(|&k| u.run(&[k], &|_, _| {}).unwrap())
+            .collect();
+        let merged = u.merge(singles).unwrap();
+        assert_eq!(merged.encode(), whole.encode());
+        assert_eq!(merged.units(), vec![all]);
+        // A unit in two parts is an error, wherever they are in the list.
+        let parts = vec![
+            u.run(&[0], &|_, _| {}).unwrap(),
+            u.run(&[1, 2], &|_, _| {}).unwrap(),
+            u.run(&[3], &|_, _| {}).unwrap(),
+            u.run(&[2], &|_, _| {}).unwrap(),
+        ];
+        assert!(matches!(u.merge(parts), Err(CensusError::Overlap(r)) if r == (2..3)));
         let mut twice = u.run(&[0, 1], &|_, _| {}).unwrap();
         assert!(matches!(
             twice.merge(u.run(&[1], &|_, _| {}).unwrap()),
