@@ -524,11 +524,92 @@ fn rush_hour_db(out: &Path) {
             census.layouts_by_distance.get(d).copied().unwrap_or(0)
         );
     }
+    // The first rows of Fogleman's database file as another project copied them
+    // (mephitrpg/rush-hour-fogleman-utilities, data/michael-fogleman-top-23/hash_1.txt to
+    // hash_22.txt, in rush.txt's notation; rush.txt lists most moves first, then the largest
+    // cluster first): they must be this database's first rows in that order.
+    let mut ranked: Vec<&rush_hour::Puzzle> = census.puzzles.iter().collect();
+    ranked.sort_by_key(|p| {
+        (
+            std::cmp::Reverse(p.moves),
+            std::cmp::Reverse(p.cluster_size),
+        )
+    });
+    println!("  his first rows as copied by mephitrpg/rush-hour-fogleman-utilities, and ours:");
+    let mut differ = Vec::new();
+    for (i, (text, ours)) in FOGLEMAN_FIRST_ROWS.iter().zip(&ranked).enumerate() {
+        let his = rush_hour::Board::parse(text).unwrap().to_string();
+        let same = if his == ours.board {
+            "the same"
+        } else {
+            "differs"
+        };
+        println!(
+            "  {:>4}  {text}  ours {} moves, cluster {:>5}: {same}",
+            i + 1,
+            ours.moves,
+            ours.cluster_size
+        );
+        if his != ours.board {
+            differ.push(i + 1);
+        }
+    }
     for (name, ours, his) in rows {
         assert_eq!(ours, his, "6 x 6 with up to two walls: {name}");
     }
     assert_eq!(hardest.board, hardest_published);
+    assert!(differ.is_empty(), "rows unlike Fogleman's: {differ:?}");
+    // The figures docs/RUSH-HOUR.md gives that Fogleman does not publish: this census's, from
+    // its first whole run (2026-12-06, resumed twice), so that a run that differs fails.
+    let summary = [
+        ("classes", census.classes, 2_660_256),
+        ("layouts", census.layouts, 1_833_107_808_027),
+        ("clusters", census.clusters, 11_881_255_022),
+        ("solvable clusters", census.solvable_clusters, 5_392_978_237),
+    ];
+    for (name, ours, documented) in summary {
+        assert_eq!(ours, documented, "6 x 6 with up to two walls: {name}");
+    }
+    assert_eq!(
+        by_moves, MINIMAL_BY_MOVES,
+        "6 x 6 with up to two walls: minimal puzzles by moves"
+    );
 }
+
+/// The database's minimal puzzles by their moves (0 to 60), as docs/RUSH-HOUR.md gives them;
+/// his first 22 rows ([`FOGLEMAN_FIRST_ROWS`]) agree on 51 to 60 moves.
+const MINIMAL_BY_MOVES: [u64; 61] = [
+    0, 1, 8, 176, 1754, 11650, 45409, 105732, 176222, 246307, 294107, 299746, 267868, 221176,
+    180221, 149459, 124882, 102741, 82466, 64877, 50365, 38533, 29354, 21972, 16382, 12134, 8753,
+    6579, 4752, 3562, 2467, 1838, 1461, 1060, 861, 654, 488, 373, 246, 209, 142, 99, 92, 63, 58,
+    28, 22, 16, 14, 10, 8, 2, 2, 3, 4, 2, 0, 0, 1, 0, 1,
+];
+
+/// The first rows of Fogleman's database as another project copied them ([`rush_hour_db`]).
+const FOGLEMAN_FIRST_ROWS: [&str; 22] = [
+    "IBBxooIooLDDJAALooJoKEEMFFKooMGGHHHM",
+    "BBoKMxDDDKMoIAALooIoJLEEooJFFNoGGoxN",
+    "ooBBMxDDDKMoAAJKoNooJEENIFFLooIGGLox",
+    "ooBBMxDDDKMoAAJKoNooJEENIFFLooIGGLHH",
+    "oxCCMoDDDKMoAAJKooooJLEEIFFLoNIGGoxN",
+    "oooJLxCCCJLoHAAKooHoIKDDooIEEMoFFoxM",
+    "oooJxoCCCJLoHAAKLoHoIKDDooIEEMoFFoxM",
+    "BBBKCCDDoKoLIAAKoLIoJEEMFFJooMooxoHH",
+    "BBBCCNDDoxMNJAAoMOJoKFFOGGKLooxIILoo",
+    "ooBBoxDDDKooAAJKoMooJEEMIFFLooIGGLHH",
+    "ooBBoxDDDKooAAJKoMooJEEMIFFLooIGGLox",
+    "oxCCMNDDDKMNAAJKooooJEEoIFFLooIGGLox",
+    "oxCCMNDDDKMNAAJKooooJLEEIFFLooIGGHHo",
+    "xCCoLMooJoLMAAJoLNHIDDDNHIoKEExooKGG",
+    "GBBoLoGHIoLMGHIAAMCCCKoMooJKDDEEJFFo",
+    "BBIooMGHIoLMGHAALNGCCKoNooJKDDooJEEx",
+    "ooIBBBooIKooAAJKoLCCJDDLGHEEoLGHFFoo",
+    "ooooxoCCCJLoAAIJLMooIDDMHEEKooHFFKox",
+    "ooooLxCCCJLoAAIJoMooIDDMHEEKooHFFKox",
+    "ooooLxCCCJLoAAIJoMooIDDMHEEKooHFFKGG",
+    "ooooxoCCCJLoAAIJLMooIDDMHEEKooHFFKGG",
+    "ooxCCLDDoKoLIAAKooIoJKEEFFJooMGGGHHM",
+];
 
 /// The Rush Hour baseline: the plain reference census of the 5 × 5 board without walls next to
 /// the universe's census of the same board, asserted equal.

@@ -89,7 +89,8 @@ fn the_work_of_a_unit_is_its_class_searched_once() {
 }
 
 /// The counts table of docs/RUSH-HOUR.md, for the boards the test command can afford (the 6 × 6
-/// row is asserted by the benchmark `-- rush-hour-6`): every figure of each row is the census's.
+/// rows are asserted by the benchmarks `-- rush-hour-6` and `-- rush-hour-db`): every figure of
+/// each row is the census's.
 #[test]
 #[cfg_attr(debug_assertions, ignore = "heavy data check: run with --release")]
 fn the_documented_counts_are_the_census() {
