@@ -592,59 +592,25 @@ fn rush_hour_db(out: &Path) {
 }
 
 /// Every `every`-th row of a Rush Hour database (from the first) checked by plain code over
-/// boards, on every core: its cluster explored from its board by `Board::moves`, the cluster's
-/// distances from its goals by a breadth-first search over it, and then the row's figures: the
+/// boards, on every core: its cluster and distances as the plain reference finds them
+/// (`rush_hour::reference::cluster`), and then the row's figures: the
 /// cluster's size, the board's distance and that it is the farthest, its masks the smallest of
 /// the farthest layouts' (horizontal, then vertical), and minimal (without any piece but the red
 /// car, a wall too, `Board::moves_within` solves it in fewer moves). Returns what is wrong.
 fn rows_checked_plainly(puzzles: &[rush_hour::Puzzle], every: usize) -> Vec<String> {
     use rush_hour::Board;
-    use std::collections::{HashMap, VecDeque};
-    // A layout of one cluster (the walls are the same in all): its cells and its pieces' first
-    // cells (a column's car and truck in either order cover the same cells).
-    let key = |b: &Board| {
-        let starts = b.pieces().iter().fold(0u64, |m, p| m | 1 << p.cell);
-        (b.horizontal_mask(), b.vertical_mask(), starts)
-    };
     let check = |row: &rush_hour::Puzzle| -> Option<String> {
         let board = Board::parse(&row.board).unwrap();
-        let mut index = HashMap::from([(key(&board), 0usize)]);
-        let mut members = vec![board.clone()];
-        let mut head = 0;
-        while head < members.len() {
-            for (_, next) in members[head].moves() {
-                if let std::collections::hash_map::Entry::Vacant(e) = index.entry(key(&next)) {
-                    e.insert(members.len());
-                    members.push(next);
-                }
-            }
-            head += 1;
-        }
-        let mut dist = vec![u32::MAX; members.len()];
-        let mut queue: VecDeque<usize> = (0..members.len())
-            .filter(|&i| members[i].is_goal())
-            .collect();
-        for &i in &queue {
-            dist[i] = 0;
-        }
-        while let Some(i) = queue.pop_front() {
-            for (_, next) in members[i].moves() {
-                let j = index[&key(&next)];
-                if dist[j] == u32::MAX {
-                    dist[j] = dist[i] + 1;
-                    queue.push_back(j);
-                }
-            }
-        }
-        let far = dist.iter().copied().filter(|&d| d != u32::MAX).max();
+        let (members, dist) = rush_hour::reference::cluster(&board);
+        let far = dist.iter().flatten().copied().max();
         let smallest = (0..members.len())
-            .filter(|&i| Some(dist[i]) == far)
+            .filter(|&i| dist[i] == far)
             .map(|i| (members[i].horizontal_mask(), members[i].vertical_mask()))
             .min();
         let problem = if members.len() as u64 != row.cluster_size {
             format!("a cluster of {} layouts", members.len())
-        } else if dist[0] != row.moves || far != Some(row.moves) {
-            format!("{} moves, the cluster's farthest {far:?}", dist[0])
+        } else if dist[0] != Some(row.moves) || far != Some(row.moves) {
+            format!("{:?} moves, the cluster's farthest {far:?}", dist[0])
         } else if smallest != Some((board.horizontal_mask(), board.vertical_mask())) {
             "not the smallest of the farthest layouts".to_owned()
         } else if let Some(i) = (1..board.pieces().len())

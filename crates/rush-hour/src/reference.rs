@@ -100,6 +100,49 @@ pub fn key(b: &Board) -> u128 {
         | (starts as u128) << 96
 }
 
+/// The cluster of `board` explored from scratch (`board` first, then the others in the order a
+/// breadth-first search over [`Board::moves`] meets them), with each layout's distance to the
+/// nearest goal of the cluster (a second breadth-first search, from all its goals); `None` for
+/// every layout of a cluster without a goal. Any board size.
+pub fn cluster(board: &Board) -> (Vec<Board>, Vec<Option<u32>>) {
+    // A layout among those of one cluster (whose walls are all the same): its cells and its
+    // pieces' first cells (a column's car and truck in either order cover the same cells).
+    let key = |b: &Board| {
+        let starts = b.pieces().iter().fold(0u64, |m, p| m | 1 << p.cell);
+        (b.horizontal_mask(), b.vertical_mask(), starts)
+    };
+    let mut index = HashMap::from([(key(board), 0usize)]);
+    let mut members = vec![board.clone()];
+    let mut head = 0;
+    while head < members.len() {
+        for (_, next) in members[head].moves() {
+            if let std::collections::hash_map::Entry::Vacant(e) = index.entry(key(&next)) {
+                e.insert(members.len());
+                members.push(next);
+            }
+        }
+        head += 1;
+    }
+    let mut dist = vec![None; members.len()];
+    let mut queue: VecDeque<usize> = (0..members.len())
+        .filter(|&i| members[i].is_goal())
+        .collect();
+    for &i in &queue {
+        dist[i] = Some(0);
+    }
+    while let Some(i) = queue.pop_front() {
+        let d = dist[i].map(|d| d + 1);
+        for (_, next) in members[i].moves() {
+            let j = index[&key(&next)];
+            if dist[j].is_none() {
+                dist[j] = d;
+                queue.push_back(j);
+            }
+        }
+    }
+    (members, dist)
+}
+
 pub fn census(n: usize, max_walls: usize) -> (Census, HashMap<u128, u32>) {
     let layouts = all_layouts(n, max_walls);
     let mut cluster_of: HashMap<u128, u32> = HashMap::new();
@@ -114,41 +157,25 @@ pub fn census(n: usize, max_walls: usize) -> (Census, HashMap<u128, u32>) {
         }
         let id = census.clusters as u32;
         census.clusters += 1;
-        // The cluster, from scratch.
-        let mut members = vec![start.clone()];
-        cluster_of.insert(key(start), id);
-        let mut head = 0;
-        while head < members.len() {
-            let b = members[head].clone();
-            head += 1;
-            for (_, next) in b.moves() {
-                if let std::collections::hash_map::Entry::Vacant(e) = cluster_of.entry(key(&next)) {
-                    e.insert(id);
-                    members.push(next);
-                }
-            }
+        let (members, dist) = cluster(start);
+        for b in &members {
+            cluster_of.insert(key(b), id);
         }
         census.layouts += members.len() as u64;
-        // Distances from its goals.
-        let mut dist: HashMap<u128, u32> = HashMap::new();
-        let mut queue: VecDeque<Board> = VecDeque::new();
-        for b in members.iter().filter(|b| b.is_goal()) {
-            dist.insert(key(b), 0);
-            queue.push_back(b.clone());
-        }
-        if queue.is_empty() {
+        if dist.iter().all(Option::is_none) {
             continue;
         }
         census.solvable_clusters += 1;
-        while let Some(b) = queue.pop_front() {
-            let d = dist[&key(&b)];
-            for (_, next) in b.moves() {
-                dist.entry(key(&next)).or_insert_with(|| {
-                    queue.push_back(next.clone());
-                    d + 1
-                });
-            }
-        }
+        let dist: HashMap<u128, u32> = members
+            .iter()
+            .zip(&dist)
+            .map(|(b, d)| {
+                (
+                    key(b),
+                    d.expect("a solvable cluster's layouts reach a goal"),
+                )
+            })
+            .collect();
         let far = *dist.values().max().unwrap();
         for b in &members {
             let d = dist[&key(b)] as usize;

@@ -5,18 +5,10 @@ use std::collections::HashSet;
 
 use rush_hour::{Board, class_census};
 
-/// Every layout reachable from `board` (a plain search over boards).
+/// Every layout reachable from `board` (the plain reference's search over boards).
 fn cluster(board: &Board) -> HashSet<String> {
-    let mut seen = HashSet::from([board.to_string()]);
-    let mut todo = vec![board.clone()];
-    while let Some(b) = todo.pop() {
-        for (_, next) in b.moves() {
-            if seen.insert(next.to_string()) {
-                todo.push(next);
-            }
-        }
-    }
-    seen
+    let (members, _) = rush_hour::reference::cluster(board);
+    members.iter().map(Board::to_string).collect()
 }
 
 /// `board` needs `moves` moves in a cluster of `size` layouts, and its class's census has that
