@@ -539,18 +539,15 @@ fn rush_hour_db(out: &Path) {
     let mut differ = Vec::new();
     for (i, (text, ours)) in FOGLEMAN_FIRST_ROWS.iter().zip(&ranked).enumerate() {
         let his = rush_hour::Board::parse(text).unwrap().to_string();
-        let same = if his == ours.board {
-            "the same"
-        } else {
-            "differs"
-        };
+        let same = his == ours.board;
         println!(
-            "  {:>4}  {text}  ours {} moves, cluster {:>5}: {same}",
+            "  {:>4}  {text}  ours {} moves, cluster {:>5}: {}",
             i + 1,
             ours.moves,
-            ours.cluster_size
+            ours.cluster_size,
+            if same { "the same" } else { "differs" }
         );
-        if his != ours.board {
+        if !same {
             differ.push(i + 1);
         }
     }

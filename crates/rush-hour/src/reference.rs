@@ -166,19 +166,13 @@ pub fn census(n: usize, max_walls: usize) -> (Census, HashMap<u128, u32>) {
             continue;
         }
         census.solvable_clusters += 1;
-        let dist: HashMap<u128, u32> = members
-            .iter()
-            .zip(&dist)
-            .map(|(b, d)| {
-                (
-                    key(b),
-                    d.expect("a solvable cluster's layouts reach a goal"),
-                )
-            })
+        let dist: Vec<u32> = dist
+            .into_iter()
+            .map(|d| d.expect("a solvable cluster's layouts reach a goal"))
             .collect();
-        let far = *dist.values().max().unwrap();
-        for b in &members {
-            let d = dist[&key(b)] as usize;
+        let far = *dist.iter().max().unwrap();
+        for &d in &dist {
+            let d = d as usize;
             if census.layouts_by_distance.len() <= d {
                 census.layouts_by_distance.resize(d + 1, 0);
             }
@@ -190,11 +184,13 @@ pub fn census(n: usize, max_walls: usize) -> (Census, HashMap<u128, u32>) {
         census.clusters_by_moves[far as usize] += 1;
         let puzzle = members
             .iter()
-            .filter(|b| dist[&key(b)] == far)
+            .zip(&dist)
+            .filter(|&(_, &d)| d == far)
+            .map(|(b, _)| b)
             .min_by_key(|b| (b.horizontal_mask(), b.vertical_mask()))
             .unwrap();
         puzzles.push((puzzle.clone(), far, members.len() as u64));
-        distance.extend(dist);
+        distance.extend(members.iter().map(key).zip(dist));
     }
     // Minimal: every removal (the red car stays) needs fewer moves. The layout without a piece
     // follows the rules too, so its distance is known (none: unsolvable).
